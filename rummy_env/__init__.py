@@ -1,0 +1,12 @@
+"""Contract-style rummy games as PettingZoo AEC environments (see RULES.md)."""
+
+from pettingzoo import register
+
+from . import three_thirteen_v0
+from .engine import IllegalActionError
+
+__version__ = "0.1.0"
+
+register("aec", "rummy/three_thirteen-v0", entry_point="rummy_env.three_thirteen_v0:env")
+
+__all__ = ["three_thirteen_v0", "IllegalActionError", "__version__"]

@@ -1,0 +1,471 @@
+"""The meld engine shared by all games: validating melds and arranging hands into them.
+
+Everything here works on *natural counts* (a list with one count per natural face of the
+deck's ``CardSet``) plus a number of wild cards, since wilds are interchangeable. A run is
+described by positions: position ``p`` of suit ``s`` is the face ``s * R + p % R`` (``R``
+ranks); with ``ace_high`` the ace also sits at position ``R``, above the king.
+
+The solver is an exact search: the lowest remaining natural must be unmatched or lie in a
+set or a run, and every meld containing it is enumerated (a natural may be passed over in
+favour of a wild when that frees it for another meld). Subproblems are memoised on the
+remaining cards, so the repeated queries of one turn (``go out`` with each card) share work.
+Wilds left over after the naturals are placed join melds that have room (sets without a
+maximum, runs short of a full suit), or form a set of their own where the rules allow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Literal, Sequence
+
+from .cards import CardSet
+
+UNLIMITED = 1 << 20  # room of a set with no maximum size
+_BITS = 4  # bits per face in a memo key: counts of one face stay below 16 (<= 8 decks)
+_MEMO_LIMIT = 1 << 18
+
+
+@dataclass(frozen=True)
+class MeldRules:
+    """What makes a legal set or run in one game."""
+
+    set_min: int = 3
+    set_max: int | None = None
+    set_distinct_suits: bool = False
+    run_min: int = 3
+    ace_high: bool = False
+    all_wild_melds: bool = False
+
+    def __post_init__(self) -> None:
+        if self.set_min < 1 or self.run_min < 1:
+            raise ValueError("meld minimum sizes must be positive")
+        if self.set_max is not None and self.set_max < self.set_min:
+            raise ValueError("set_max must be at least set_min")
+        if self.all_wild_melds and self.set_max is not None:
+            raise ValueError("all-wild melds are only supported with unlimited sets")
+
+
+@dataclass(frozen=True)
+class Meld:
+    """One meld: its natural faces, how many wilds, and where a run lies.
+
+    For a set, ``rank`` is the set's rank. For a run, ``suit`` and the positions
+    ``low``..``high`` (inclusive) say which card every place stands for.
+    """
+
+    kind: Literal["set", "run"]
+    naturals: tuple[int, ...]
+    wilds: int
+    rank: int = -1
+    suit: int = -1
+    low: int = -1
+    high: int = -1
+
+    @property
+    def size(self) -> int:
+        return len(self.naturals) + self.wilds
+
+    def wild_positions(self, num_ranks: int) -> list[int]:
+        """Run positions filled by wilds, low to high."""
+        taken = {f % num_ranks for f in self.naturals}
+        return [p for p in range(self.low, self.high + 1) if p % num_ranks not in taken]
+
+
+class MeldSolver:
+    """Exact meld queries for one deck and one set of meld rules."""
+
+    def __init__(self, card_set: CardSet, rules: MeldRules) -> None:
+        self.card_set = card_set
+        self.rules = rules
+        self._R = card_set.num_ranks
+        self._S = card_set.num_suits
+        self._N = card_set.num_naturals
+        self._max_pos = self._R - 1 + (1 if rules.ace_high else 0)
+        self._full_memo: dict = {}
+        self._pen_memo: dict = {}
+        self._contract_memo: dict = {}
+
+    # ------------------------------------------------------------------ validation
+    def set_is_valid(self, naturals: Sequence[int], wilds: int) -> bool:
+        r = self.rules
+        size = len(naturals) + wilds
+        if size < r.set_min or (r.set_max is not None and size > r.set_max):
+            return False
+        if not naturals:
+            return r.all_wild_melds
+        rank = naturals[0] % self._R
+        if any(f % self._R != rank for f in naturals):
+            return False
+        return not r.set_distinct_suits or len({f // self._R for f in naturals}) == len(naturals)
+
+    def run_placements(self, naturals: Sequence[int], wilds: int) -> list[tuple[int, int]]:
+        """Every ``(suit, low)`` at which the cards make a legal run (empty: not a run)."""
+        size = len(naturals) + wilds
+        if size < self.rules.run_min or size > self._R or not naturals:
+            return []
+        suit = naturals[0] // self._R
+        if any(f // self._R != suit for f in naturals):
+            return []
+        ranks = [f % self._R for f in naturals]
+        if len(set(ranks)) != len(ranks):
+            return []
+        placements = []
+        for low in range(0, self._max_pos - size + 2):
+            span = range(low, low + size)
+            if all(r in span or (r == 0 and self._R in span) for r in ranks):
+                if 0 in ranks and 0 in span and self._R in span:
+                    continue
+                placements.append((suit, low))
+        return placements
+
+    def is_valid(self, meld: Meld) -> bool:
+        """Whether a fully placed meld is legal (wilds standing for the empty places)."""
+        if meld.kind == "set":
+            return self.set_is_valid(meld.naturals, meld.wilds) and (
+                not meld.naturals or meld.rank == meld.naturals[0] % self._R
+            )
+        return (meld.suit, meld.low) in self.run_placements(meld.naturals, meld.wilds) and (
+            meld.high - meld.low + 1 == meld.size
+        )
+
+    # ------------------------------------------------------------------ options
+    def _meld_options(
+        self, counts: list[int], i: int, wilds: int
+    ) -> Iterator[tuple[tuple[int, ...], int, int, Meld | None]]:
+        """Melds containing natural face ``i``, using only faces >= ``i`` for sets and
+        suit ``i``'s remaining cards for runs: ``(faces, wilds_used, room, meld)``.
+
+        ``meld`` is only built when ``self._build`` is set (arrangement reconstruction).
+        """
+        yield from self._set_options(counts, i, wilds)
+        yield from self._run_options(counts, i, wilds)
+
+    def _set_options(self, counts, i, wilds):
+        R, r = self._R, self.rules
+        rank, suit = i % R, i // R
+        distinct = r.set_distinct_suits
+        # Per suit (from i's own suit up), how many copies of this rank may join.
+        choices = [(i, range(1, 2 if distinct else counts[i] + 1))]
+        for t in range(suit + 1, self._S):
+            f = t * R + rank
+            if counts[f]:
+                choices.append((f, range(0, 2 if distinct else counts[f] + 1)))
+        picks: list[tuple[int, ...]] = [()]
+        for f, rng in choices:
+            picks = [p + (f,) * k for p in picks for k in rng]
+        for faces in picks:
+            n = len(faces)
+            need = r.set_min - n if n < r.set_min else 0
+            if need > wilds or (r.set_max is not None and n + need > r.set_max):
+                continue
+            room = UNLIMITED if r.set_max is None else r.set_max - n - need
+            yield faces, need, room, (Meld("set", faces, need, rank=rank) if self._build else None)
+
+    def _run_options(self, counts, i, wilds):
+        R, r = self._R, self.rules
+        suit, p0 = i // R, i % R
+        base = suit * R
+        run_min = r.run_min
+        # Upward from i: lower ranks of this suit are already placed, so places below i
+        # hold wilds only; a wild there is equivalent to one above the top natural.
+        stack = [(p0, (i,), 0)]
+        while stack:
+            q, faces, gaps = stack.pop()
+            length = q - p0 + 1
+            pad = run_min - length if length < run_min else 0
+            if gaps + pad <= wilds and length + pad <= R and (self._max_pos - q) + p0 >= pad:
+                meld = None
+                if self._build:
+                    high = min(self._max_pos, q + pad)
+                    meld = Meld("run", faces, gaps + pad, suit=suit, low=p0 - (pad - (high - q)), high=high)
+                yield faces, gaps + pad, R - length - pad, meld
+            # Extend with the next natural above q, bridging a gap of wilds.
+            for nq in range(q + 1, R):
+                g = gaps + (nq - q - 1)
+                if g > wilds or nq - p0 + 1 > R:
+                    break
+                if counts[base + nq]:
+                    stack.append((nq, faces + (base + nq,), g))
+        if p0 == 0 and r.ace_high:
+            # The ace placed high: the run reaches down from position R.
+            stack = [(R, (i,), 0)]
+            while stack:
+                q, faces, gaps = stack.pop()
+                length = R - q + 1
+                pad = run_min - length if length < run_min else 0
+                if q < R and gaps + pad <= wilds and length + pad <= R and q - 1 >= pad:
+                    meld = None
+                    if self._build:
+                        meld = Meld("run", faces, gaps + pad, suit=suit, low=q - pad, high=R)
+                    yield faces, gaps + pad, R - length - pad, meld
+                for nq in range(q - 1, 0, -1):
+                    g = gaps + (q - nq - 1)
+                    if g > wilds:
+                        break
+                    if counts[base + nq]:
+                        stack.append((nq, faces + (base + nq,), g))
+
+    _build = False
+
+    def _leftover_wilds_unplaced(self, wilds: int, room: int) -> int:
+        """How many leftover wilds cannot be put in a meld."""
+        if wilds <= room:
+            return 0
+        if self.rules.all_wild_melds and wilds >= self.rules.set_min:
+            return 0
+        return wilds - room
+
+    # ------------------------------------------------------------------ full melding
+    def can_meld_all(self, counts: list[int], wilds: int) -> bool:
+        """Whether the naturals ``counts`` and ``wilds`` wilds can all be put in melds."""
+        if len(self._full_memo) > _MEMO_LIMIT:
+            self._full_memo.clear()
+        counts = list(counts)
+        return self._full(counts, _encode(counts), 0, wilds, 0)
+
+    def _full(self, counts, code, start, wilds, room):
+        key = (code, wilds, room if room < wilds else wilds)
+        memo = self._full_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        i, n = start, self._N
+        while i < n and not counts[i]:
+            i += 1
+        if i == n:
+            result = self._leftover_wilds_unplaced(wilds, room) == 0
+        else:
+            result = False
+            for faces, used, meld_room, _ in self._meld_options(counts, i, wilds):
+                c = code
+                for f in faces:
+                    counts[f] -= 1
+                    c -= 1 << (_BITS * f)
+                ok = self._full(counts, c, i, wilds - used, room + meld_room)
+                for f in faces:
+                    counts[f] += 1
+                if ok:
+                    result = True
+                    break
+        memo[key] = result
+        return result
+
+    def meldable_without_one(self, counts: list[int], wilds: int) -> tuple[list[int], bool]:
+        """Which single card may be left out so that all the rest melds: the natural faces,
+        and whether leaving out one wild works.
+
+        Cards that could share a meld (same rank, or same suit within reach of the wilds)
+        form groups; a group of ``k`` cards smaller than the least meld size ``m`` needs
+        ``m - k`` wilds. That bound settles most hands without a search.
+        """
+        R, n, S = self._R, self._N, self._S
+        reach = 1 + wilds
+        parent: dict[int, int] = {}
+
+        def root(f: int) -> int:
+            while parent[f] != f:
+                parent[f] = parent[parent[f]]
+                f = parent[f]
+            return f
+
+        present = [f for f in range(n) if counts[f]]
+        for f in present:
+            parent[f] = f
+        for f in present:
+            rank, base = f % R, f - f % R
+            partners = [t * R + rank for t in range(f // R + 1, S)]
+            partners += [base + q for q in range(rank + 1, min(R, rank + reach + 1))]
+            if self.rules.ace_high and rank == 0:
+                partners += [base + q for q in range(max(1, R - reach), R)]
+            for g in partners:
+                if counts[g]:
+                    a, b = root(f), root(g)
+                    if a != b:
+                        parent[a] = b
+        size: dict[int, int] = {}
+        for f in present:
+            r = root(f)
+            size[r] = size.get(r, 0) + counts[f]
+        m = min(self.rules.set_min, self.rules.run_min)
+        need = sum(m - k for k in size.values() if k < m)
+        if need - (m - 1) > wilds:
+            return [], False
+        work = list(counts)
+        faces = []
+        for f in present:
+            k = size[root(f)]
+            bound = need - (m - 1) if k == 1 else need + 1 if k < m else need
+            if bound > wilds:
+                continue
+            work[f] -= 1
+            if self.can_meld_all(work, wilds):
+                faces.append(f)
+            work[f] += 1
+        return faces, 0 < wilds and need <= wilds - 1 and self.can_meld_all(work, wilds - 1)
+
+    # ------------------------------------------------------------------ least penalty
+    def min_penalty(
+        self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int
+    ) -> int:
+        """The least total penalty of the unmatched cards over every arrangement."""
+        return self._penalty_search(list(counts), wilds, tuple(values), wild_value)
+
+    def best_arrangement(
+        self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int
+    ) -> tuple[int, list[Meld], list[int], int]:
+        """``(penalty, melds, unmatched naturals, unmatched wilds)`` of a least-penalty
+        arrangement; the melds include the leftover wilds placed in them."""
+        counts, values = list(counts), tuple(values)
+        penalty = self._penalty_search(counts, wilds, values, wild_value)
+        melds: list[Meld] = []
+        unmatched: list[int] = []
+        code, i, room = _encode(counts), 0, 0
+        self._build = True
+        try:
+            while True:
+                while i < self._N and not counts[i]:
+                    i += 1
+                if i == self._N:
+                    break
+                # Follow the memoised search: take the first choice that keeps its value.
+                value = self._pen(counts, code, i, wilds, room, values, wild_value)
+                counts[i] -= 1
+                if values[i] + self._pen(counts, code - (1 << (_BITS * i)), i, wilds, room, values, wild_value) == value:
+                    unmatched.append(i)
+                    code -= 1 << (_BITS * i)
+                    continue
+                counts[i] += 1
+                for faces, used, meld_room, meld in self._meld_options(counts, i, wilds):
+                    c = code
+                    for f in faces:
+                        counts[f] -= 1
+                        c -= 1 << (_BITS * f)
+                    if self._pen(counts, c, i, wilds - used, room + meld_room, values, wild_value) == value:
+                        melds.append(meld)
+                        code, wilds, room = c, wilds - used, room + meld_room
+                        break
+                    for f in faces:
+                        counts[f] += 1
+                else:
+                    raise AssertionError("arrangement search lost its optimum")
+        finally:
+            self._build = False
+        melds, left = self._place_leftover_wilds(melds, wilds)
+        return penalty, melds, unmatched, left
+
+    def _meld_room(self, m: Meld) -> int:
+        if m.kind == "set":
+            return UNLIMITED if self.rules.set_max is None else self.rules.set_max - m.size
+        return self._R - m.size
+
+    def _penalty_search(self, counts, wilds, values, wild_value):
+        if len(self._pen_memo) > _MEMO_LIMIT:
+            self._pen_memo.clear()
+        return self._pen(counts, _encode(counts), 0, wilds, 0, values, wild_value)
+
+    def _pen(self, counts, code, start, wilds, room, values, wild_value):
+        key = (code, wilds, room if room < wilds else wilds, values, wild_value)
+        memo = self._pen_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        i, n = start, self._N
+        while i < n and not counts[i]:
+            i += 1
+        if i == n:
+            result = self._leftover_wilds_unplaced(wilds, room) * wild_value
+        else:
+            counts[i] -= 1
+            result = values[i] + self._pen(counts, code - (1 << (_BITS * i)), i, wilds, room, values, wild_value)
+            counts[i] += 1
+            for faces, used, meld_room, _ in self._meld_options(counts, i, wilds):
+                if result == 0:
+                    break
+                c = code
+                for f in faces:
+                    counts[f] -= 1
+                    c -= 1 << (_BITS * f)
+                sub = self._pen(counts, c, i, wilds - used, room + meld_room, values, wild_value)
+                for f in faces:
+                    counts[f] += 1
+                if sub < result:
+                    result = sub
+        memo[key] = result
+        return result
+
+    def _place_leftover_wilds(self, melds: list[Meld], wilds: int) -> tuple[list[Meld], int]:
+        """Put leftover wilds into melds with room (runs: high end first), else into a
+        set of their own where allowed; returns the melds and the wilds left unmatched."""
+        out = list(melds)
+        for k, m in enumerate(out):
+            if not wilds:
+                break
+            add = min(wilds, self._meld_room(m))
+            if add <= 0:
+                continue
+            if m.kind == "set":
+                out[k] = Meld("set", m.naturals, m.wilds + add, rank=m.rank)
+            else:
+                # Length stays <= R, so a run never holds the ace at both ends.
+                high = min(self._max_pos, m.high + add)
+                low = m.low - (add - (high - m.high))
+                out[k] = Meld("run", m.naturals, m.wilds + add, suit=m.suit, low=low, high=high)
+            wilds -= add
+        if wilds and self.rules.all_wild_melds and wilds >= self.rules.set_min:
+            out.append(Meld("set", (), wilds))
+            wilds = 0
+        return out, wilds
+
+    # ------------------------------------------------------------------ contracts
+    def can_make_contract(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
+        """Whether some of the cards make ``sets`` sets and ``runs`` runs at once."""
+        if len(self._contract_memo) > _MEMO_LIMIT:
+            self._contract_memo.clear()
+        counts = list(counts)
+        return self._contract(counts, _encode(counts), 0, wilds, sets, runs)
+
+    def _contract(self, counts, code, start, wilds, sets, runs):
+        if not sets and not runs:
+            return True
+        key = (code, wilds, sets, runs)
+        memo = self._contract_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        i, n = start, self._N
+        while i < n and not counts[i]:
+            i += 1
+        if i == n:
+            r = self.rules
+            result = r.all_wild_melds and wilds >= sets * r.set_min + runs * r.run_min
+        else:
+            counts[i] -= 1
+            result = self._contract(counts, code - (1 << (_BITS * i)), i, wilds, sets, runs)
+            counts[i] += 1
+            if not result:
+                options = []
+                if sets:
+                    options += [(o, 1, 0) for o in self._set_options(counts, i, wilds)]
+                if runs:
+                    options += [(o, 0, 1) for o in self._run_options(counts, i, wilds)]
+                for (faces, used, _, _), ds, dr in options:
+                    c = code
+                    for f in faces:
+                        counts[f] -= 1
+                        c -= 1 << (_BITS * f)
+                    ok = self._contract(counts, c, i, wilds - used, sets - ds, runs - dr)
+                    for f in faces:
+                        counts[f] += 1
+                    if ok:
+                        result = True
+                        break
+        memo[key] = result
+        return result
+
+
+def _encode(counts: Sequence[int]) -> int:
+    code = 0
+    for f, k in enumerate(counts):
+        if k:
+            code += k << (_BITS * f)
+    return code

@@ -1,0 +1,228 @@
+"""The meld engine against an independent brute-force search on thousands of small hands."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import pytest
+
+from rummy_env.cards import CardSet
+from rummy_env.melds import Meld, MeldRules, MeldSolver
+
+STANDARD = CardSet("standard", 4, 13, True)
+ROOK = CardSet("rook", 4, 14, True)
+
+# The meld rules of the three games, and a few extra corners of the parameter space.
+VARIANTS = {
+    "three_thirteen": (STANDARD, MeldRules(all_wild_melds=True)),
+    "contract_rummy": (STANDARD, MeldRules(set_max=4, set_distinct_suits=True, ace_high=True)),
+    "toonerville_rook": (ROOK, MeldRules(run_min=4)),
+    "runs_of_five": (STANDARD, MeldRules(set_min=2, set_max=3, run_min=5, ace_high=True)),
+}
+
+
+def brute_group_valid(cs: CardSet, rules: MeldRules, naturals: tuple[int, ...], wilds: int) -> bool:
+    """A meld straight from the rule text, checked by trying every window of positions."""
+    size = len(naturals) + wilds
+    if not naturals:
+        return False  # all-wild groups are handled separately by the caller
+    ranks = [f % cs.num_ranks for f in naturals]
+    suits = [f // cs.num_ranks for f in naturals]
+    as_set = (
+        len(set(ranks)) == 1
+        and size >= rules.set_min
+        and (rules.set_max is None or size <= rules.set_max)
+        and (not rules.set_distinct_suits or len(set(suits)) == len(suits))
+    )
+    if as_set:
+        return True
+    if len(set(suits)) != 1 or len(set(ranks)) != len(ranks) or not rules.run_min <= size <= cs.num_ranks:
+        return False
+    top = cs.num_ranks - 1 + (1 if rules.ace_high else 0)
+    for low in range(0, top - size + 2):
+        window = set(range(low, low + size))
+        if all(r in window or (rules.ace_high and r == 0 and cs.num_ranks in window) for r in ranks):
+            return True
+    return False
+
+
+def brute_force(cs, rules, naturals, wilds, values, wild_value, sets=None, runs=None):
+    """Least penalty over every partition (or, with a contract, whether it can be made)."""
+    naturals = tuple(sorted(naturals))
+
+    @lru_cache(maxsize=None)
+    def best(rest: tuple[int, ...], w: int, s: int, r: int) -> int:
+        if not rest:
+            if sets is not None:
+                need = s * rules.set_min + r * rules.run_min
+                return 0 if (s == r == 0 or (rules.all_wild_melds and w >= need)) else 10**9
+            if w and rules.all_wild_melds and w >= rules.set_min:
+                return 0
+            return w * wild_value
+        first, others = rest[0], rest[1:]
+        result = best(others, w, s, r) + (0 if sets is not None else values[first])
+        n = len(others)
+        for mask in range(1 << n):
+            group = (first,) + tuple(others[j] for j in range(n) if mask >> j & 1)
+            left = tuple(others[j] for j in range(n) if not mask >> j & 1)
+            for k in range(w + 1):
+                if not brute_group_valid(cs, rules, group, k):
+                    continue
+                if sets is None:
+                    result = min(result, best(left, w - k, s, r))
+                    continue
+                is_set = len({f % cs.num_ranks for f in group}) == 1 and rules.set_min <= len(group) + k and (
+                    rules.set_max is None or len(group) + k <= rules.set_max
+                ) and (not rules.set_distinct_suits or len({f // cs.num_ranks for f in group}) == len(group))
+                is_run = brute_run_only(cs, rules, group, k)
+                if is_set and s:
+                    result = min(result, best(left, w - k, s - 1, r))
+                if is_run and r:
+                    result = min(result, best(left, w - k, s, r - 1))
+        return result
+
+    return best(naturals, wilds, sets or 0, runs or 0)
+
+
+def brute_run_only(cs, rules, group, k):
+    r = MeldRules(set_min=99, run_min=rules.run_min, ace_high=rules.ace_high)
+    return brute_group_valid(cs, r, group, k)
+
+
+def random_hand(rng: random.Random, cs: CardSet, size: int, copies: int) -> list[int]:
+    """A hand packed into few suits and a window of ranks, so that melds are common."""
+    suits = rng.sample(range(cs.num_suits), rng.randint(1, cs.num_suits))
+    width = rng.randint(3, cs.num_ranks)
+    low = rng.randint(0, cs.num_ranks - width)
+    ranks = list(range(low, low + width))
+    if rng.random() < 0.3:  # the ends of the rank line, where aces and wrapping matter
+        ranks = [0, 1, 2, cs.num_ranks - 3, cs.num_ranks - 2, cs.num_ranks - 1]
+    pool = [s * cs.num_ranks + r for s in suits for r in ranks for _ in range(copies)]
+    return rng.sample(pool, min(size, len(pool)))
+
+
+def to_counts(cs: CardSet, faces) -> list[int]:
+    counts = [0] * cs.num_naturals
+    for f in faces:
+        counts[f] += 1
+    return counts
+
+
+def values_for(cs: CardSet) -> list[int]:
+    return [min(10, f % cs.num_ranks + 1) + (f // cs.num_ranks) for f in range(cs.num_naturals)]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_min_penalty_and_full_meld_match_brute_force(variant):
+    cs, rules = VARIANTS[variant]
+    solver = MeldSolver(cs, rules)
+    rng = random.Random(hash(variant) % 1000)
+    values = values_for(cs)
+    checked = 0
+    for _ in range(900):
+        hand = random_hand(rng, cs, rng.randint(1, 7), rng.choice([1, 2]))
+        wilds = rng.choice([0, 0, 1, 2, 3])
+        wild_value = rng.choice([0, 7, 15])
+        expected = brute_force(cs, rules, hand, wilds, values, wild_value)
+        counts = to_counts(cs, hand)
+        assert solver.min_penalty(counts, wilds, values, wild_value) == expected, (variant, hand, wilds)
+        assert solver.can_meld_all(counts, wilds) == (brute_force(cs, rules, hand, wilds, [1] * len(values), 1) == 0)
+        checked += 1
+    assert checked == 900
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_best_arrangement_is_legal_and_optimal(variant):
+    cs, rules = VARIANTS[variant]
+    solver = MeldSolver(cs, rules)
+    rng = random.Random(7)
+    values = values_for(cs)
+    for _ in range(400):
+        hand = random_hand(rng, cs, rng.randint(1, 12), 2)
+        wilds = rng.choice([0, 1, 2, 4])
+        counts = to_counts(cs, hand)
+        penalty, melds, unmatched, left = solver.best_arrangement(counts, wilds, values, 15)
+        assert penalty == solver.min_penalty(counts, wilds, values, 15)
+        assert penalty == sum(values[f] for f in unmatched) + 15 * left
+        used = sorted([f for m in melds for f in m.naturals] + unmatched)
+        assert used == sorted(hand)
+        assert sum(m.wilds for m in melds) + left == wilds
+        for m in melds:
+            assert solver.is_valid(m), m
+
+
+@pytest.mark.parametrize("variant", ["contract_rummy", "toonerville_rook", "three_thirteen"])
+def test_contract_feasibility_matches_brute_force(variant):
+    cs, rules = VARIANTS[variant]
+    solver = MeldSolver(cs, rules)
+    rng = random.Random(11)
+    for _ in range(500):
+        hand = random_hand(rng, cs, rng.randint(3, 8), 2)
+        wilds = rng.choice([0, 0, 1, 2])
+        sets, runs = rng.choice([(2, 0), (1, 1), (0, 2), (1, 0), (0, 1)])
+        expected = brute_force(cs, rules, hand, wilds, [0] * cs.num_naturals, 0, sets, runs) == 0
+        assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
+
+
+def test_runs_never_wrap_and_hold_one_ace():
+    cr = MeldSolver(STANDARD, VARIANTS["contract_rummy"][1])
+    tt = MeldSolver(STANDARD, VARIANTS["three_thirteen"][1])
+    p = STANDARD.parse
+    q_k_a = [p("QS"), p("KS"), p("AS")]
+    k_a_2 = [p("KS"), p("AS"), p("2S")]
+    assert cr.run_placements(q_k_a, 0) and cr.run_placements([p("AS"), p("2S"), p("3S")], 0)
+    assert not cr.run_placements(k_a_2, 0)
+    assert not tt.run_placements(q_k_a, 0)  # Three-Thirteen: ace low only
+    a_to_k = [p(r + "S") for r in "A23456789TJQK"]
+    assert cr.run_placements(a_to_k, 0) and not cr.run_placements(a_to_k, 1)  # no A..K..A
+    rook = MeldSolver(ROOK, VARIANTS["toonerville_rook"][1])
+    assert not rook.run_placements([ROOK.parse(x) for x in ("12R", "13R", "14R", "1R")], 0)
+
+
+def test_set_rules():
+    cr = MeldSolver(STANDARD, VARIANTS["contract_rummy"][1])
+    p = STANDARD.parse
+    assert cr.set_is_valid([p("7D"), p("7H"), p("7S")], 0)
+    assert cr.set_is_valid([p("7H"), p("7S")], 1)
+    assert not cr.set_is_valid([p("7H"), p("7H"), p("7S")], 0)  # distinct suits
+    assert not cr.set_is_valid([p("7C"), p("7D"), p("7H"), p("7S")], 1)  # at most 4
+    assert not cr.set_is_valid([], 3)  # a meld needs a natural here
+    tt = MeldSolver(STANDARD, VARIANTS["three_thirteen"][1])
+    assert tt.set_is_valid([p("6H"), p("6H"), p("6S")], 0)  # duplicates with two decks
+    assert tt.set_is_valid([], 3)
+
+
+def test_unmatched_wild_scores_wild_value_when_no_meld_has_room():
+    tt = MeldSolver(STANDARD, VARIANTS["three_thirteen"][1])
+    values = [min(10, f % 13 + 1) for f in range(52)]
+    counts = to_counts(STANDARD, [STANDARD.parse("2C"), STANDARD.parse("9D")])
+    # one wild: 2C + wild is not a meld, so the wild scores its own value
+    assert tt.min_penalty(counts, 1, values, 5) == 2 + 9 + 5
+    # two wilds make a set with 9D: left 2C
+    assert tt.min_penalty(counts, 2, values, 5) == 2
+
+
+def test_meld_wild_positions():
+    m = Meld("run", (STANDARD.parse("3H"), STANDARD.parse("6H")), 2, suit=2, low=2, high=5)
+    assert m.wild_positions(13) == [3, 4]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_meldable_without_one_matches_full_meld_of_each_card_removed(variant):
+    cs, rules = VARIANTS[variant]
+    solver = MeldSolver(cs, rules)
+    rng = random.Random(3)
+    for _ in range(600):
+        hand = random_hand(rng, cs, rng.randint(2, 14), 2)
+        wilds = rng.choice([0, 1, 1, 2, 3])
+        counts = to_counts(cs, hand)
+        faces, wild_ok = solver.meldable_without_one(counts, wilds)
+        expected = []
+        for f in sorted(set(hand)):
+            counts[f] -= 1
+            if solver.can_meld_all(counts, wilds):
+                expected.append(f)
+            counts[f] += 1
+        assert sorted(faces) == expected, (hand, wilds)
+        assert wild_ok == (wilds > 0 and solver.can_meld_all(counts, wilds - 1))
