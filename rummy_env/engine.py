@@ -52,16 +52,17 @@ class GameState:
     dealer: int
     current: int
     phase: Phase
-    hands: list[list[int]]
-    """Per seat, the count of each face held."""
+    hands: list[bytearray]
+    """Per seat, the count of each face held (bytearrays: the observer copies them into
+    numpy without a per-element conversion)."""
     hand_sizes: list[int]
     stock: list[int]
     """Face-down cards; the next card to draw is the last one."""
     discard: list[int]
     """Bottom to top."""
-    discard_counts: list[int]
+    discard_counts: bytearray
     """Count of each face in ``discard``, kept alongside it for the observer's hot path."""
-    known: list[list[int]]
+    known: list[bytearray]
     """Per seat, faces it is publicly known to hold (taken from the discard pile and not
     yet discarded again)."""
     table: list[TableMeld]
@@ -79,12 +80,12 @@ class GameState:
 
     def clone(self) -> "GameState":
         state = copy.copy(self)
-        state.hands = [list(h) for h in self.hands]
+        state.hands = [bytearray(h) for h in self.hands]
         state.hand_sizes = list(self.hand_sizes)
         state.stock = list(self.stock)
         state.discard = list(self.discard)
-        state.discard_counts = list(self.discard_counts)
-        state.known = [list(k) for k in self.known]
+        state.discard_counts = bytearray(self.discard_counts)
+        state.known = [bytearray(k) for k in self.known]
         state.table = list(self.table)
         state.scores = list(self.scores)
         state.round_penalties = [list(p) for p in self.round_penalties]
@@ -179,14 +180,14 @@ class Engine:
             deck = list(self._all_cards)
             state.rng.shuffle(deck)
         faces = self.card_set.num_faces
-        state.hands = [[0] * faces for _ in range(n)]
-        state.known = [[0] * faces for _ in range(n)]
+        state.hands = [bytearray(faces) for _ in range(n)]
+        state.known = [bytearray(faces) for _ in range(n)]
         dealt = n * spec.hand_size
         for k in range(dealt):  # one at a time, from the dealer's left
             state.hands[(state.dealer + 1 + k) % n][deck[k]] += 1
         state.hand_sizes = [spec.hand_size] * n
         state.discard = [deck[dealt]]
-        state.discard_counts = [0] * faces
+        state.discard_counts = bytearray(faces)
         state.discard_counts[deck[dealt]] = 1
         state.stock = deck[:dealt:-1]  # reversed: the next card to draw is last
         state.table = []
@@ -251,25 +252,20 @@ class Engine:
             faces = sorted(faces + [f for f in self.wild_faces(state) if hand[f]])
         return faces
 
-    def is_legal(self, state: GameState, action: int) -> bool:
-        legal = self.legal_actions(state)
-        return action in legal
-
     # ------------------------------------------------------------------ moves
-    def apply(self, state: GameState, action: int) -> RoundResult | None:
+    def apply(self, state: GameState, action: int, actor: str | None = None) -> RoundResult | None:
         """Apply the acting player's action; returns the result if a round ended.
 
-        Raises ``IllegalActionError`` (naming the action and seat) and leaves the state
-        unchanged when the action is not legal.
+        Raises ``IllegalActionError`` naming the action and the player (``actor``, or the
+        seat) and leaves the state unchanged when the action is not legal.
         """
         if state.phase == Phase.GAME_OVER:
             raise IllegalActionError("the game is over: no action can be taken")
-        if not self.is_legal(state, action):
-            text = self.layout.text(action) if 0 <= action < self.layout.size else repr(action)
-            raise IllegalActionError(
-                f"illegal action {action} ({text!r}) for seat {state.current} in phase "
-                f"{state.phase.name}; legal: {[self.layout.text(a) for a in self.legal_actions(state)]}"
-            )
+        if action not in self.legal_actions(state):
+            who = actor if actor is not None else f"seat {state.current}"
+            text = self.layout.text(action) if 0 <= action < self.layout.size else "outside the action space"
+            legal = ", ".join(self.layout.text(a) for a in self.legal_actions(state))
+            raise IllegalActionError(f"illegal action {action} ({text}) for {who}; legal now: {legal}")
         state.legal_cache = None
         kind, face = self.layout.decode(action)
         if kind == ActionKind.DRAW_STOCK:
@@ -292,7 +288,7 @@ class Engine:
             # RULES.md, shared procedure 5: reshuffle all but the top discard.
             state.stock = state.discard[:-1]
             del state.discard[:-1]
-            state.discard_counts = [0] * self.card_set.num_faces
+            state.discard_counts = bytearray(self.card_set.num_faces)
             state.discard_counts[state.discard[0]] = 1
             state.rng.shuffle(state.stock)
             if not state.stock:
@@ -333,8 +329,8 @@ class Engine:
             cards = meld.naturals + tuple(wild_cards[: meld.wilds])
             del wild_cards[: meld.wilds]
             state.table.append(TableMeld(p, meld, cards))
-        state.known[p] = [0] * len(hand)
-        state.hands[p] = [0] * len(hand)
+        state.known[p] = bytearray(len(hand))
+        state.hands[p] = bytearray(len(hand))
         state.hand_sizes[p] = 0
         state.went_out = p
         state.last_turns_left = self.num_players - 1

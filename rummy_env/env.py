@@ -114,11 +114,8 @@ class RummyEnv(AECEnv):
         state = self._require_state()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"{agent}: an action must be an integer id, not {action!r}")
-        action = int(action)
-        if action not in self.engine.legal_actions(state):
-            raise IllegalActionError(self._illegal_message(agent, action))
+        result = self.engine.apply(state, int(action), actor=agent)
         self._cumulative_rewards[agent] = 0.0
-        result = self.engine.apply(state, action)
         self._obs_cache = {}
         self.rewards = {a: 0.0 for a in self.agents}
         if result is not None:
@@ -130,11 +127,6 @@ class RummyEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
-
-    def _illegal_message(self, agent: str, action: int) -> str:
-        text = self.layout.text(action) if 0 <= action < self.layout.size else "outside the action space"
-        legal = ", ".join(self.legal_actions_text())
-        return f"illegal action {action} ({text}) for {agent}; legal now: {legal}"
 
     def _score_round(self, result: RoundResult) -> None:
         pens = result.penalties
@@ -255,7 +247,7 @@ class RummyEnv(AECEnv):
         )
 
     def set_state(self, snapshot: EnvSnapshot) -> None:
-        if not isinstance(snapshot, EnvSnapshot) or snapshot.state.hands and len(snapshot.state.hands) != self.rules.num_players:
+        if not isinstance(snapshot, EnvSnapshot) or len(snapshot.state.hands) != self.rules.num_players:
             raise ValueError("set_state takes a snapshot from get_state() of an env with the same configuration")
         self.game_state = snapshot.state.clone()
         self.agents = list(snapshot.agents)

@@ -84,6 +84,8 @@ class MeldSolver:
         self._full_memo: dict = {}
         self._pen_memo: dict = {}
         self._contract_memo: dict = {}
+        self._need_memo: dict = {0: (0, True)}
+        self._lone_cost = min(rules.set_min, rules.run_min) - 1
 
     # ------------------------------------------------------------------ validation
     def set_is_valid(self, naturals: Sequence[int], wilds: int) -> bool:
@@ -254,54 +256,125 @@ class MeldSolver:
         """Which single card may be left out so that all the rest melds: the natural faces,
         and whether leaving out one wild works.
 
-        Cards that could share a meld (same rank, or same suit within reach of the wilds)
-        form groups; a group of ``k`` cards smaller than the least meld size ``m`` needs
-        ``m - k`` wilds. That bound settles most hands without a search.
+        Naturals that could share a meld (same rank, or same suit within reach of the
+        wilds) form groups, and no meld spans two groups; so the wilds needed to meld
+        every natural is the sum over groups of each group's exact need, memoised by the
+        group's cards. Leaving out a card changes only its own group, and groups mostly
+        survive from one turn to the next, so a turn's queries are mostly memo hits.
         """
-        R, n, S = self._R, self._N, self._S
-        reach = 1 + wilds
-        parent: dict[int, int] = {}
+        groups = self._groups(counts, wilds)
+        # Capped needs are lower bounds; one capped group makes every other's rest exceed wilds.
+        codes = [_encode_cards(g) for g in groups]
+        needs = [self._group_need(c, g, wilds + self._lone_cost + 1) for c, g in zip(codes, groups)]
+        total = sum(needs)
+        faces: list[int] = []
+        if total - self._lone_cost <= wilds:
+            for group, code, need in zip(groups, codes, needs):
+                rest = total - need
+                if rest > wilds:
+                    continue
+                for f in dict.fromkeys(group):
+                    left = [g for g in group if g != f] + [f] * (counts[f] - 1)
+                    need_left = self._group_need(code - (1 << (_BITS * f)), left, wilds - rest + 1)
+                    if rest + need_left <= wilds and self._places_leftover(counts, f, wilds, wilds - rest - need_left):
+                        faces.append(f)
+        wild_ok = 0 < wilds and total <= wilds - 1 and self._places_leftover(counts, None, wilds - 1, wilds - 1 - total)
+        return faces, wild_ok
 
-        def root(f: int) -> int:
-            while parent[f] != f:
-                parent[f] = parent[parent[f]]
-                f = parent[f]
-            return f
-
-        present = [f for f in range(n) if counts[f]]
-        for f in present:
-            parent[f] = f
-        for f in present:
-            rank, base = f % R, f - f % R
-            partners = [t * R + rank for t in range(f // R + 1, S)]
-            partners += [base + q for q in range(rank + 1, min(R, rank + reach + 1))]
-            if self.rules.ace_high and rank == 0:
-                partners += [base + q for q in range(max(1, R - reach), R)]
-            for g in partners:
-                if counts[g]:
-                    a, b = root(f), root(g)
-                    if a != b:
-                        parent[a] = b
-        size: dict[int, int] = {}
-        for f in present:
-            r = root(f)
-            size[r] = size.get(r, 0) + counts[f]
-        m = min(self.rules.set_min, self.rules.run_min)
-        need = sum(m - k for k in size.values() if k < m)
-        if need - (m - 1) > wilds:
-            return [], False
+    def _places_leftover(self, counts: list[int], left_out: int | None, wilds: int, leftover: int) -> bool:
+        """Whether the hand (less ``left_out``) melds with ``wilds`` wilds, given that its
+        naturals meld with ``leftover`` wilds to spare."""
+        if leftover == 0 or (self.rules.all_wild_melds and leftover >= self.rules.set_min):
+            return True
+        if left_out is None:
+            return self.can_meld_all(counts, wilds)
         work = list(counts)
-        faces = []
-        for f in present:
-            k = size[root(f)]
-            bound = need - (m - 1) if k == 1 else need + 1 if k < m else need
-            if bound > wilds:
+        work[left_out] -= 1
+        return self.can_meld_all(work, wilds)
+
+    def _groups(self, counts: list[int], wilds: int) -> list[list[int]]:
+        """The naturals (one entry per card) split into groups that no meld can span:
+        cards of one suit whose ranks are within reach of the wilds chain into intervals,
+        and cards of one rank join their intervals."""
+        R, reach = self._R, 1 + wilds
+        present = [f for f, k in enumerate(counts) if k]
+        parent: list[int] = []
+        label: list[int] = []
+        prev = -R
+        for f in present:  # faces ascend suit by suit, so neighbours are adjacent here
+            if f - prev > reach or f // R != prev // R:
+                parent.append(len(parent))
+            label.append(len(parent) - 1)
+            prev = f
+
+        def root(k: int) -> int:
+            while parent[k] != k:
+                parent[k] = parent[parent[k]]
+                k = parent[k]
+            return k
+
+        def join(a: int, b: int) -> None:
+            a, b = root(a), root(b)
+            if a != b:
+                parent[a] = b
+
+        first_of_rank: dict[int, int] = {}
+        for f, k in zip(present, label):
+            rank = f % R
+            if rank in first_of_rank:
+                join(k, first_of_rank[rank])
+            else:
+                first_of_rank[rank] = k
+        if self.rules.ace_high:  # an ace placed above the king reaches the suit's top card
+            for j, f in enumerate(present):
+                if f % R == 0:
+                    top = max(g for g in present if g // R == f // R)
+                    if top != f and R - top % R <= reach:
+                        join(label[j], label[present.index(top)])
+        groups: dict[int, list[int]] = {}
+        for f, k in zip(present, label):
+            groups.setdefault(root(k), []).extend([f] * counts[f])
+        return list(groups.values())
+
+    def _group_need(self, code: int, cards: list[int], cap: int) -> int:
+        """Fewest wilds with which every one of ``cards`` (naturals; ``code`` encodes
+        them) is in a meld, if that is below ``cap``; otherwise ``cap`` (at least that)."""
+        hit = self._need_memo.get(code)
+        if hit is not None and (hit[1] or hit[0] >= cap):
+            return min(hit[0], cap)
+        if len(self._need_memo) > _MEMO_LIMIT:
+            self._need_memo.clear()
+            self._need_memo[0] = (0, True)
+        counts = [0] * self._N
+        for f in cards:
+            counts[f] += 1
+        return self._need(counts, code, min(cards), cap)
+
+    def _need(self, counts, code, start, cap):
+        # The memo holds (value, exact): an exact need, or a lower bound found under a cap.
+        hit = self._need_memo.get(code)
+        if hit is not None and (hit[1] or hit[0] >= cap):
+            return min(hit[0], cap)
+        if cap <= 0:
+            return 0
+        i = start
+        while not counts[i]:
+            i += 1
+        best = cap
+        for faces, used, _, _ in self._meld_options(counts, i, cap - 1):
+            if used >= best:
                 continue
-            work[f] -= 1
-            if self.can_meld_all(work, wilds):
-                faces.append(f)
-            work[f] += 1
-        return faces, 0 < wilds and need <= wilds - 1 and self.can_meld_all(work, wilds - 1)
+            c = code
+            for f in faces:
+                counts[f] -= 1
+                c -= 1 << (_BITS * f)
+            sub = used + self._need(counts, c, i, best - used)
+            for f in faces:
+                counts[f] += 1
+            if sub < best:
+                best = sub
+        self._need_memo[code] = (best, best < cap)
+        return best
 
     # ------------------------------------------------------------------ least penalty
     def min_penalty(
@@ -461,6 +534,13 @@ class MeldSolver:
                         break
         memo[key] = result
         return result
+
+
+def _encode_cards(cards: Sequence[int]) -> int:
+    code = 0
+    for f in cards:
+        code += 1 << (_BITS * f)
+    return code
 
 
 def _encode(counts: Sequence[int]) -> int:

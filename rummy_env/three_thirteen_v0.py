@@ -64,6 +64,7 @@ the observer first, then the players to its left in order. Only `hand` is privat
 | discard_pile   | 52        | count of each face in the discard pile                   |
 | known_held     | 52 (n-1)  | per other seat, faces taken from the discard pile and still held |
 | table          | 52        | count of each face in melds shown by the player who went out |
+| taken_face     | 52        | one-hot face taken from the discard pile this turn       |
 | hand_sizes     | n         | hand sizes / 14                                          |
 | scores         | n         | cumulative scores / 100                                  |
 | gone_out       | n         | 1 for the seat that went out this round                  |
@@ -72,7 +73,6 @@ the observer first, then the players to its left in order. Only `hand` is privat
 | round          | 11        | one-hot round                                            |
 | wild_rank      | 13        | one-hot wild rank                                        |
 | phase          | 2         | one-hot: draw, discard                                   |
-| taken_face     | 52        | one-hot face taken from the discard pile this turn       |
 | stock_size     | 1         | stock size / cards in the game                           |
 | turns          | 1         | turns this round / max_turns_per_round                   |
 
