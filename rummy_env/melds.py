@@ -84,7 +84,7 @@ class MeldSolver:
         self._full_memo: dict = {}
         self._pen_memo: dict = {}
         self._contract_memo: dict = {}
-        self._need_memo: dict = {0: (0, True)}
+        self._need_memo: dict = {}
         self._lone_cost = min(rules.set_min, rules.run_min) - 1
 
     # ------------------------------------------------------------------ validation
@@ -339,12 +339,13 @@ class MeldSolver:
     def _group_need(self, code: int, cards: list[int], cap: int) -> int:
         """Fewest wilds with which every one of ``cards`` (naturals; ``code`` encodes
         them) is in a meld, if that is below ``cap``; otherwise ``cap`` (at least that)."""
+        if not code:
+            return 0
         hit = self._need_memo.get(code)
         if hit is not None and (hit[1] or hit[0] >= cap):
             return min(hit[0], cap)
         if len(self._need_memo) > _MEMO_LIMIT:
             self._need_memo.clear()
-            self._need_memo[0] = (0, True)
         counts = [0] * self._N
         for f in cards:
             counts[f] += 1
@@ -352,6 +353,8 @@ class MeldSolver:
 
     def _need(self, counts, code, start, cap):
         # The memo holds (value, exact): an exact need, or a lower bound found under a cap.
+        if not code:
+            return 0
         hit = self._need_memo.get(code)
         if hit is not None and (hit[1] or hit[0] >= cap):
             return min(hit[0], cap)
