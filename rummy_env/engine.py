@@ -249,8 +249,8 @@ class Engine:
         naturals, wilds = self.split_wilds(state, hand)
         faces, wild_ok = self.solver.meldable_without_one(naturals, wilds)
         if wild_ok:
-            faces = sorted(faces + [f for f in self.wild_faces(state) if hand[f]])
-        return faces
+            faces += [f for f in self.wild_faces(state) if hand[f]]
+        return sorted(faces)
 
     # ------------------------------------------------------------------ moves
     def apply(self, state: GameState, action: int, actor: str | None = None) -> RoundResult | None:

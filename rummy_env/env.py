@@ -66,6 +66,7 @@ class RummyEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
         self.game_state: GameState | None = None
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -83,12 +84,13 @@ class RummyEnv(AECEnv):
         self.game_state = self.engine.new_game(seed, options)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
+        self._rewards_given = False
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game_state.current]
-        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._obs_cache = {}
 
     def _scores_by_seat(self, scores: dict) -> list[int]:
         if set(scores) != set(self.possible_agents):
@@ -107,24 +109,27 @@ class RummyEnv(AECEnv):
         return cached
 
     def step(self, action: int | None) -> None:
+        state = self._require_state()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._require_state()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(f"{agent}: an action must be an integer id, not {action!r}")
         result = self.engine.apply(state, int(action), actor=agent)
         self._cumulative_rewards[agent] = 0.0
         self._obs_cache = {}
-        self.rewards = {a: 0.0 for a in self.agents}
+        if self._rewards_given:  # rewards only arrive at round ends: most steps give none
+            self.rewards = {a: 0.0 for a in self.agents}
+            self._rewards_given = False
         if result is not None:
             self._score_round(result)
+            self._rewards_given = True
+            self._accumulate_rewards()
         if state.phase == Phase.GAME_OVER:
             self.terminations = {a: True for a in self.agents}
         else:
             self.agent_selection = self.possible_agents[state.current]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -253,6 +258,7 @@ class RummyEnv(AECEnv):
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
         self.rewards = dict(snapshot.rewards)
+        self._rewards_given = any(self.rewards.values())
         self._cumulative_rewards = dict(snapshot.cumulative_rewards)
         self.terminations = dict(snapshot.terminations)
         self.truncations = dict(snapshot.truncations)
@@ -260,14 +266,30 @@ class RummyEnv(AECEnv):
         self._obs_cache = {}
 
 
-class _ForwardLast:
-    """``last()`` straight from the wrapped env: the base wrapper's attribute proxy costs
-    about 10 us per read, and ``AECEnv.last`` reads five attributes on every step."""
+# PettingZoo's wrappers proxy every attribute through ``__getattr__`` (about 5 us a read,
+# per layer), and an AEC loop reads several on every step. The two wrappers below are the
+# standard ones with the same checks, reading the wrapped env directly.
 
+
+class _ForwardLast:
     env: AECEnv
 
     def last(self, observe: bool = True):
         return self.env.last(observe)
+
+
+class _AfterReset:
+    """An attribute of the raw env, readable through the wrapper only after ``reset``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, wrapper: Any, owner: type | None = None) -> Any:
+        if wrapper is None:
+            return self
+        if not wrapper._has_reset:
+            raise AttributeError(f"{self.name} cannot be accessed before reset")
+        return getattr(wrapper._raw, self.name)
 
 
 class AssertOutOfBoundsWrapper(_ForwardLast, wrappers.AssertOutOfBoundsWrapper):
@@ -289,6 +311,17 @@ class AssertOutOfBoundsWrapper(_ForwardLast, wrappers.AssertOutOfBoundsWrapper):
 
 
 class OrderEnforcingWrapper(_ForwardLast, wrappers.OrderEnforcingWrapper):
+    agents = _AfterReset()
+    agent_selection = _AfterReset()
+    rewards = _AfterReset()
+    terminations = _AfterReset()
+    truncations = _AfterReset()
+    infos = _AfterReset()
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
     def last(self, observe: bool = True):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")

@@ -1,0 +1,358 @@
+"""Invariants of ``three_thirteen_v0`` checked during random play of 2,004 complete games.
+
+Games, for each of 2, 3 and 4 players: 666 games with ``max_turns_per_round=16`` (74
+parametrised chunks of 9 games: many small items, which pytest-xdist spreads evenly) and 2
+games with the default cap of 400 turns (long rounds: the stock runs out and the discard
+pile is reshuffled, which the test asserts happens). 3 x (666 + 2) = 2,004 games.
+The cap of 16 (not 30-40) keeps the suite within its time budget (most of the time is the
+env's own step cost: ~330 steps per game at cap 16, ~590 at cap 30); it changes little in
+what random play reaches: ~1.2-2.2 go-outs per game at cap 16 vs ~2.0-2.8 at cap 30
+(random play rarely melds a large hand, so most rounds end at the cap as dead rounds).
+
+Policy: the agent to act takes a uniformly random ``go out`` action with probability 0.5
+when one is legal, otherwise a uniformly random legal action (so going out and the last
+turns after it happen; rounds nobody goes out of end at the turn cap as dead rounds).
+
+Checked at EVERY agent step (every iteration of ``agent_iter``, including the final
+``step(None)`` of terminated agents) of EVERY game:
+
+(a) card conservation: per face, hands + stock + discard pile + the cards of the table
+    melds equal ``rules.deck.face_counts()``; also ``discard_counts`` equals the discard
+    pile counted, and the cards publicly ``known`` to be in a seat's hand are in it;
+(b) the acting agent's ``action_mask`` is non-empty and, as a set, equals
+    ``engine.legal_actions`` (its promised ascending order is tested in
+    ``test_api.py::test_legal_actions_ascending``); every other agent's mask is all zeros;
+    at game end every mask is all zeros;
+(e) ``hand_sizes`` equal the sum of each hand's counts; the ``hand`` part of the acting
+    agent's observation equals its hand.
+
+Checked at every step of 2 games in 9 (games 0 and 5 of each chunk: 444 short games, plus
+the first default-cap game of each player count: 447 games, ~160,000 steps in all):
+
+(c) one random masked-out action id raises ``IllegalActionError`` naming the agent
+    (through the wrapped env) and changes nothing: ``describe()``, every agent's
+    observation and mask, and every field of the game state and AEC bookkeeping (hands,
+    stock order, discard, known, table, scores, RNG state, agent_selection, rewards, ...)
+    are equal before and after;
+(d) hidden information: the multiset of cards the acting agent cannot see (the other
+    hands, less their publicly known cards, plus the stock) is shuffled across those
+    places keeping every hand size and the stock size, through ``get_state`` /
+    ``set_state``; the acting agent's observation (bit for bit), its mask and its
+    ``describe(agent)`` view must not change; then the original snapshot is restored
+    with ``set_state`` and checked to be restored exactly. Every shuffle is asserted to
+    have moved some card.
+
+Checked at every step of another 1 game in 9 (game 3 of each chunk: 222 short games,
+plus the first default-cap game of each player count): an independent oracle for (b),
+from the rules text rather than the engine's go-out search: in the draw phase ``draw stock``, plus
+``draw discard`` iff the pile is non-empty; in the discard phase ``discard f`` for each
+face held except the face just taken from the pile when it is the only copy, plus
+``go out f`` exactly for those faces whose removal leaves a hand of zero best-arrangement
+penalty (``engine.hand_penalty``), and no ``go out`` during last turns.
+
+Also, in every game: a step that ends a round gives each agent (mean round penalty -
+own)/100 ("relative" rewards, the default), summing to zero, and other steps give 0;
+every game scores 11 rounds, scores are the sums of the round penalties, the rewards read
+through ``last()`` add up to (mean final score - own)/100, and nothing is truncated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from operator import add, le
+
+import numpy as np
+import pytest
+
+from rummy_env import IllegalActionError, three_thirteen_v0
+from rummy_env.engine import Phase
+
+NUM_ACTIONS = 106
+GO_OUT_BASE = 54
+SHORT_CAP = 16
+SHORT_CHUNKS = 74  # many small test items, so that pytest-xdist balances them well
+SHORT_GAMES_PER_CHUNK = 9
+LONG_GAMES = 2
+DEEP_GAMES = (0, 5)  # games of a chunk with (c) and (d) at every step
+ORACLE_GAMES = (3,)  # games of a chunk with the go-out oracle at every step
+PLAYERS = (2, 3, 4)
+
+
+class Checker:
+    """Runs games on one env and checks the invariants of the module docstring."""
+
+    def __init__(self, n: int, max_turns: int, seed: int) -> None:
+        self.env = three_thirteen_v0.env(num_players=n, max_turns_per_round=max_turns)
+        self.raw = self.env.unwrapped
+        self.n = n
+        self.rng = random.Random(seed)
+        self.deck_list = list(self.raw.rules.deck.face_counts())
+        self.num_faces = len(self.deck_list)
+        self.hand_slice = self.raw.observer.offsets["hand"]
+        self.steps = 0
+        self.reshuffles = 0
+        self.go_outs = 0
+        self.dead_rounds = 0
+        self.illegal_checks = 0
+        self.hidden_checks = 0
+        self.hidden_changed = 0
+        self.deep_steps = 0
+        self.last_turn_deep_steps = 0
+
+    # ------------------------------------------------------------ invariants
+    def check_cards(self) -> None:
+        """(a) and (e), in plain Python (this runs at every step of every game)."""
+        st = self.raw.game_state
+        hands = st.hands
+        assert len(hands) == self.n and all(len(h) == self.num_faces for h in hands)
+        # (e)
+        assert [sum(h) for h in hands] == st.hand_sizes, (st.hand_sizes, [sum(h) for h in hands])
+        # (a)
+        discard = [0] * self.num_faces
+        for f in st.discard:
+            discard[f] += 1
+        assert discard == list(st.discard_counts), "discard_counts does not count the discard pile"
+        total = list(discard)
+        for f in st.stock:
+            total[f] += 1
+        for tm in st.table:
+            for f in tm.cards:
+                total[f] += 1
+        for h in hands:
+            total = list(map(add, total, h))
+        if total != self.deck_list:
+            diff = {f: t - d for f, (t, d) in enumerate(zip(total, self.deck_list)) if t != d}
+            raise AssertionError(f"cards not conserved (face: surplus): {diff}")
+        for h, k in zip(hands, st.known):
+            assert all(map(le, k, h)), "a seat is 'known' to hold a card it does not hold"
+
+    def oracle_legal(self) -> list[int]:
+        """The legal actions from the rules text, independent of the engine's go-out search."""
+        st, eng = self.raw.game_state, self.raw.engine
+        if st.phase == Phase.DRAW:
+            return [0, 1] if st.discard else [0]
+        hand = st.hands[st.current]
+        blocked = st.taken_face if st.taken_face >= 0 and hand[st.taken_face] == 1 else -1
+        faces = [f for f in range(self.num_faces) if hand[f] and f != blocked]
+        actions = [2 + f for f in faces]
+        if st.went_out < 0:
+            seat = st.current
+            for f in faces:
+                hand[f] -= 1
+                try:
+                    if eng.hand_penalty(st, seat) == 0:
+                        actions.append(GO_OUT_BASE + f)
+                finally:
+                    hand[f] += 1
+        return actions
+
+    def check_masks(self, agent: str, obs: dict, term: bool, oracle: bool) -> list[int]:
+        """(b), and the ``hand`` part of the acting agent's observation."""
+        raw, st = self.raw, self.raw.game_state
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (NUM_ACTIONS,)
+        legal = np.flatnonzero(mask).tolist()
+        if term:
+            assert st.phase == Phase.GAME_OVER and not legal
+        else:
+            assert st.phase != Phase.GAME_OVER
+            assert agent == raw.possible_agents[st.current]
+            assert legal, "empty action mask for the agent to act"
+            assert legal == sorted(raw.engine.legal_actions(st))
+            if oracle:
+                assert legal == self.oracle_legal(), (raw.describe(), legal)
+            assert obs["observation"][self.hand_slice].tolist() == list(st.hands[st.current])
+        for other in raw.possible_agents:
+            if other != agent or term:
+                assert not raw.observe(other)["action_mask"].any(), (
+                    f"{other} has a non-zero mask while {agent} acts")
+        return legal
+
+    def fingerprint(self) -> tuple:
+        """A copy of every field of the raw env's game state, plus the AEC bookkeeping."""
+        raw = self.raw
+        st = raw.game_state
+        return (
+            st.round, st.dealer, st.current, st.phase, [bytes(h) for h in st.hands], list(st.hand_sizes),
+            list(st.stock), list(st.discard), bytes(st.discard_counts), [bytes(k) for k in st.known],
+            [(tm.owner, tm.meld, tuple(tm.cards)) for tm in st.table], list(st.scores),
+            [list(p) for p in st.round_penalties], st.taken_face, st.went_out, st.last_turns_left, st.turns,
+            st.rng.getstate(), list(raw.agents), raw.agent_selection, dict(raw.rewards),
+            dict(raw._cumulative_rewards), dict(raw.terminations), dict(raw.truncations),
+        )
+
+    def check_illegal(self, agent: str, legal: list[int]) -> dict:
+        """(c); returns ``describe()`` (checked unchanged) for ``check_hidden``."""
+        raw = self.raw
+        legal_set = set(legal)
+        action = self.rng.choice([a for a in range(NUM_ACTIONS) if a not in legal_set])
+        described = raw.describe()
+        state = self.fingerprint()
+        obs = {}
+        for a in raw.possible_agents:
+            o = self.env.observe(a)
+            obs[a] = (o["observation"].copy(), o["action_mask"].copy())
+        with pytest.raises(IllegalActionError) as info:
+            self.env.step(action)
+        assert agent in str(info.value)
+        assert raw.describe() == described, f"illegal action {action} changed describe()"
+        assert self.fingerprint() == state, f"illegal action {action} changed the state"
+        for a, (ob, mk) in obs.items():
+            o = self.env.observe(a)
+            assert np.array_equal(o["observation"], ob) and np.array_equal(o["action_mask"], mk), (
+                f"illegal action {action} changed {a}'s observation")
+        self.illegal_checks += 1
+        return described
+
+    def check_hidden(self, agent: str, described: dict) -> None:
+        """(d); ``described`` is the current ``describe()``."""
+        raw = self.raw
+        seat = raw._seat[agent]
+        ob = self.env.observe(agent)
+        obs_before, mask_before = ob["observation"].copy(), ob["action_mask"].copy()
+        original = raw.get_state()
+        restored = self.fingerprint()
+        st = original.state.clone()
+        others = [p for p in range(self.n) if p != seat]
+        pool: list[int] = list(st.stock)
+        hidden_sizes = []
+        for p in others:
+            hidden_sizes.append(st.hand_sizes[p] - sum(st.known[p]))
+            for f, (h, k) in enumerate(zip(st.hands[p], st.known[p])):
+                if h > k:
+                    pool.extend([f] * (h - k))
+        self.rng.shuffle(pool)
+        at = 0
+        changed = False
+        for p, size in zip(others, hidden_sizes):
+            hand = bytearray(st.known[p])
+            for f in pool[at:at + size]:
+                hand[f] += 1
+            at += size
+            changed = changed or hand != st.hands[p]
+            st.hands[p] = hand
+        changed = changed or pool[at:] != st.stock
+        st.stock = pool[at:]
+        assert len(st.stock) == len(original.state.stock)
+        st.legal_cache = None
+        raw.set_state(dataclasses.replace(original, state=st))
+        try:
+            self.check_cards()
+            ob = self.env.observe(agent)
+            if not np.array_equal(ob["observation"], obs_before):
+                parts = [k for k, sl in raw.observer.offsets.items()
+                         if not np.array_equal(ob["observation"][sl], obs_before[sl])]
+                raise AssertionError(f"{agent}'s observation depends on cards it cannot see: parts {parts}")
+            assert np.array_equal(ob["action_mask"], mask_before)
+            # describe(agent) shows only the agent's own hand, so it must not change either
+            assert raw.describe(agent) == {**described, "hands": {agent: described["hands"][agent]}}
+        finally:
+            raw.set_state(original)
+        assert self.fingerprint() == restored, "set_state did not restore the snapshot"
+        self.hidden_checks += 1
+        self.hidden_changed += changed
+
+    # ------------------------------------------------------------ play
+    def choose(self, legal: list[int]) -> int:
+        go_outs = [a for a in legal if a >= GO_OUT_BASE]
+        if go_outs and self.rng.random() < 0.5:
+            return self.rng.choice(go_outs)
+        return self.rng.choice(legal)
+
+    def play_game(self, seed: int, deep: bool, oracle: bool) -> None:
+        """One complete game; ``deep`` adds (c) and (d) at every step, ``oracle`` the
+        independent legal-action oracle of (b)."""
+        env, raw = self.env, self.raw
+        env.reset(seed=seed)
+        reward_sum = {a: 0.0 for a in raw.possible_agents}
+        rounds_seen = 0
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            assert not trunc
+            reward_sum[agent] += reward
+            self.check_cards()
+            legal = self.check_masks(agent, obs, term, oracle)
+            if term:
+                env.step(None)
+                continue
+            if deep:
+                self.check_hidden(agent, self.check_illegal(agent, legal))
+            st = raw.game_state
+            action = self.choose(legal)
+            if action == 0 and not st.stock:
+                self.reshuffles += 1
+            if action >= GO_OUT_BASE:
+                self.go_outs += 1
+            round_before, penalties_before, went_out_before = st.round, len(st.round_penalties), st.went_out
+            env.step(action)
+            self.steps += 1
+            self.deep_steps += deep
+            self.last_turn_deep_steps += deep and went_out_before >= 0
+            if len(st.round_penalties) > penalties_before:
+                rounds_seen += 1
+                pens = st.round_penalties[-1]
+                mean = sum(pens) / self.n
+                for a, pen in zip(raw.possible_agents, pens):
+                    assert raw.rewards[a] == pytest.approx((mean - pen) / 100.0)
+                assert sum(raw.rewards.values()) == pytest.approx(0.0, abs=1e-9)
+                if went_out_before < 0:
+                    self.dead_rounds += 1  # nobody went out: the turn cap (or an empty reshuffle)
+            else:
+                assert st.round == round_before
+                assert all(r == 0.0 for r in raw.rewards.values())
+        st = raw.game_state
+        assert rounds_seen == 11 and len(st.round_penalties) == 11
+        assert st.scores == [sum(p[i] for p in st.round_penalties) for i in range(self.n)]
+        assert env.agents == []
+        total = sum(reward_sum.values())
+        assert total == pytest.approx(0.0, abs=1e-6)
+        for i, a in enumerate(raw.possible_agents):
+            mean_total = sum(st.scores) / self.n
+            assert reward_sum[a] == pytest.approx((mean_total - st.scores[i]) / 100.0, abs=1e-6)
+
+
+def _report(checker: Checker, label: str, games: int, start: float) -> None:
+    print(f"{label}: {games} games, {checker.steps} steps ({checker.deep_steps} with (c)+(d)), "
+          f"{checker.go_outs} go outs, {checker.last_turn_deep_steps} deep steps in last turns, "
+          f"{checker.dead_rounds} dead rounds, {checker.reshuffles} reshuffles, "
+          f"{time.perf_counter() - start:.1f}s")
+
+
+@pytest.mark.parametrize("chunk", range(SHORT_CHUNKS))
+@pytest.mark.parametrize("n", PLAYERS)
+def test_random_games_short_rounds(n, chunk):
+    checker = Checker(n, SHORT_CAP, seed=1000 * n + chunk)
+    start = time.perf_counter()
+    for g in range(SHORT_GAMES_PER_CHUNK):
+        checker.play_game(seed=100_000 * n + chunk * SHORT_GAMES_PER_CHUNK + g,
+                          deep=g in DEEP_GAMES, oracle=g in ORACLE_GAMES)
+    assert checker.go_outs > 0 and checker.dead_rounds > 0
+    assert checker.illegal_checks == checker.hidden_checks == checker.deep_steps > 0
+    assert checker.hidden_changed == checker.hidden_checks  # every shuffle moved some card
+    _report(checker, f"n={n} chunk={chunk}", SHORT_GAMES_PER_CHUNK, start)
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_random_games_default_turn_cap(n):
+    checker = Checker(n, 400, seed=7 * n)
+    start = time.perf_counter()
+    for g in range(LONG_GAMES):  # the first game with every check, the second with (a), (b), (e)
+        checker.play_game(seed=900_000 + 10 * n + g, deep=g == 0, oracle=g == 0)
+    assert checker.reshuffles > 0, "no stock reshuffle happened: the long games cover nothing extra"
+    assert checker.go_outs > 0
+    assert checker.illegal_checks == checker.hidden_checks == checker.deep_steps > 0
+    _report(checker, f"n={n} default cap", LONG_GAMES, start)
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_deep_checks_reach_last_turns(n):
+    """(c) and (d) are exercised in the last turns after a go-out too (asserted here, once,
+    as a chunk of 9 games is too small to promise it)."""
+    checker = Checker(n, SHORT_CAP, seed=5 * n)
+    for g in range(40):
+        checker.play_game(seed=100_000 * n + g * SHORT_GAMES_PER_CHUNK, deep=True, oracle=False)
+        if checker.last_turn_deep_steps >= 2 * n:
+            break
+    assert checker.last_turn_deep_steps >= 2 * n
