@@ -38,10 +38,9 @@ class TableMeld:
 
 @dataclass
 class RoundResult:
-    """How a round ended: each seat's penalty, and whether it was a dead round."""
+    """How a round ended: each seat's penalty, and whether the game is over."""
 
     penalties: list[int]
-    dead: bool
     game_over: bool
 
 
@@ -110,6 +109,8 @@ class Engine:
         self.num_players = rules.num_players
         self._all_cards = rules.deck.cards()
         self._face_totals = rules.deck.face_counts()
+        cs = self.card_set
+        self._natural_values = [rules.rank_penalties[cs.rank(f)] for f in range(cs.num_naturals)]
 
     # ------------------------------------------------------------------ set-up
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
@@ -292,7 +293,7 @@ class Engine:
             state.discard_counts[state.discard[0]] = 1
             state.rng.shuffle(state.stock)
             if not state.stock:
-                return self._end_round(state, dead=True)
+                return self._end_round(state)  # a dead round
         self._start_turn(state, state.stock.pop())
         return None
 
@@ -323,7 +324,7 @@ class Engine:
         self._put_on_discard(state, face)
         hand = state.hands[p]
         naturals, wilds = self.split_wilds(state, hand)
-        _, melds, _, _ = self.solver.best_arrangement(naturals, wilds, self._values(state), 0)
+        _, melds, _, _ = self.solver.best_arrangement(naturals, wilds, self._natural_values, 0)
         wild_cards = [f for f in self.wild_faces(state) for _ in range(hand[f])]
         for meld in melds:  # the arrangement is shown on the table
             cards = meld.naturals + tuple(wild_cards[: meld.wilds])
@@ -340,18 +341,14 @@ class Engine:
         if state.went_out >= 0 and not going_out:
             state.last_turns_left -= 1
             if state.last_turns_left == 0:
-                return self._end_round(state, dead=False)
+                return self._end_round(state)
         if state.turns >= self.rules.max_turns_per_round:
-            return self._end_round(state, dead=True)  # RULES.md, shared procedure 6
+            return self._end_round(state)  # dead round at the cap: RULES.md, shared procedure 6
         state.current = (state.current + 1) % self.num_players
         state.phase = Phase.DRAW
         return None
 
     # ------------------------------------------------------------------ scoring
-    def _values(self, state: GameState) -> list[int]:
-        cs = self.card_set
-        return [self.rules.rank_penalties[cs.rank(f)] for f in range(cs.num_naturals)]
-
     def hand_penalty(self, state: GameState, seat: int) -> int:
         """Least penalty of the seat's hand over every arrangement into melds."""
         naturals, wilds = self.split_wilds(state, state.hands[seat])
@@ -359,9 +356,9 @@ class Engine:
             return 0
         wild_rank = self.rules.rounds[state.round].wild_rank
         wild_value = self.rules.rank_penalties[wild_rank] if wild_rank is not None else 0
-        return self.solver.min_penalty(naturals, wilds, self._values(state), wild_value)
+        return self.solver.min_penalty(naturals, wilds, self._natural_values, wild_value)
 
-    def _end_round(self, state: GameState, dead: bool) -> RoundResult:
+    def _end_round(self, state: GameState) -> RoundResult:
         penalties = [0 if p == state.went_out else self.hand_penalty(state, p) for p in range(self.num_players)]
         state.round_penalties.append(penalties)
         for p, pen in enumerate(penalties):
@@ -369,11 +366,11 @@ class Engine:
         state.legal_cache = None
         if state.round + 1 >= self.rules.num_rounds:
             state.phase = Phase.GAME_OVER
-            return RoundResult(penalties, dead, game_over=True)
+            return RoundResult(penalties, game_over=True)
         state.round += 1
         state.dealer = (state.dealer + 1) % self.num_players
         self._deal(state)
-        return RoundResult(penalties, dead, game_over=False)
+        return RoundResult(penalties, game_over=False)
 
     def winners(self, state: GameState) -> list[int]:
         """Seats with the lowest cumulative score (ties share the win)."""

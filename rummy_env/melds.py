@@ -133,12 +133,10 @@ class MeldSolver:
     # ------------------------------------------------------------------ options
     def _meld_options(
         self, counts: list[int], i: int, wilds: int
-    ) -> Iterator[tuple[tuple[int, ...], int, int, Meld | None]]:
+    ) -> Iterator[tuple[tuple[int, ...], int, int, tuple]]:
         """Melds containing natural face ``i``, using only faces >= ``i`` for sets and
-        suit ``i``'s remaining cards for runs: ``(faces, wilds_used, room, meld)``.
-
-        ``meld`` is only built when ``self._build`` is set (arrangement reconstruction).
-        """
+        suit ``i``'s remaining cards for runs: ``(faces, wilds_used, room, place)``, where
+        ``place`` is ``(rank,)`` for a set and ``(suit, low, high)`` for a run."""
         yield from self._set_options(counts, i, wilds)
         yield from self._run_options(counts, i, wilds)
 
@@ -161,7 +159,7 @@ class MeldSolver:
             if need > wilds or (r.set_max is not None and n + need > r.set_max):
                 continue
             room = UNLIMITED if r.set_max is None else r.set_max - n - need
-            yield faces, need, room, (Meld("set", faces, need, rank=rank) if self._build else None)
+            yield faces, need, room, (rank,)
 
     def _run_options(self, counts, i, wilds):
         R, r = self._R, self.rules
@@ -176,11 +174,8 @@ class MeldSolver:
             length = q - p0 + 1
             pad = run_min - length if length < run_min else 0
             if gaps + pad <= wilds and length + pad <= R and (self._max_pos - q) + p0 >= pad:
-                meld = None
-                if self._build:
-                    high = min(self._max_pos, q + pad)
-                    meld = Meld("run", faces, gaps + pad, suit=suit, low=p0 - (pad - (high - q)), high=high)
-                yield faces, gaps + pad, R - length - pad, meld
+                high = min(self._max_pos, q + pad)
+                yield faces, gaps + pad, R - length - pad, (suit, p0 - (pad - (high - q)), high)
             # Extend with the next natural above q, bridging a gap of wilds.
             for nq in range(q + 1, R):
                 g = gaps + (nq - q - 1)
@@ -196,18 +191,13 @@ class MeldSolver:
                 length = R - q + 1
                 pad = run_min - length if length < run_min else 0
                 if q < R and gaps + pad <= wilds and length + pad <= R and q - 1 >= pad:
-                    meld = None
-                    if self._build:
-                        meld = Meld("run", faces, gaps + pad, suit=suit, low=q - pad, high=R)
-                    yield faces, gaps + pad, R - length - pad, meld
+                    yield faces, gaps + pad, R - length - pad, (suit, q - pad, R)
                 for nq in range(q - 1, 0, -1):
                     g = gaps + (q - nq - 1)
                     if g > wilds:
                         break
                     if counts[base + nq]:
                         stack.append((nq, faces + (base + nq,), g))
-
-    _build = False
 
     def _leftover_wilds_unplaced(self, wilds: int, room: int) -> int:
         """How many leftover wilds cannot be put in a meld."""
@@ -396,36 +386,35 @@ class MeldSolver:
         melds: list[Meld] = []
         unmatched: list[int] = []
         code, i, room = _encode(counts), 0, 0
-        self._build = True
-        try:
-            while True:
-                while i < self._N and not counts[i]:
-                    i += 1
-                if i == self._N:
+        while True:
+            while i < self._N and not counts[i]:
+                i += 1
+            if i == self._N:
+                break
+            # Follow the memoised search: take the first choice that keeps its value.
+            value = self._pen(counts, code, i, wilds, room, values, wild_value)
+            counts[i] -= 1
+            if values[i] + self._pen(counts, code - (1 << (_BITS * i)), i, wilds, room, values, wild_value) == value:
+                unmatched.append(i)
+                code -= 1 << (_BITS * i)
+                continue
+            counts[i] += 1
+            for faces, used, meld_room, place in self._meld_options(counts, i, wilds):
+                c = code
+                for f in faces:
+                    counts[f] -= 1
+                    c -= 1 << (_BITS * f)
+                if self._pen(counts, c, i, wilds - used, room + meld_room, values, wild_value) == value:
+                    if len(place) == 1:
+                        melds.append(Meld("set", faces, used, rank=place[0]))
+                    else:
+                        melds.append(Meld("run", faces, used, suit=place[0], low=place[1], high=place[2]))
+                    code, wilds, room = c, wilds - used, room + meld_room
                     break
-                # Follow the memoised search: take the first choice that keeps its value.
-                value = self._pen(counts, code, i, wilds, room, values, wild_value)
-                counts[i] -= 1
-                if values[i] + self._pen(counts, code - (1 << (_BITS * i)), i, wilds, room, values, wild_value) == value:
-                    unmatched.append(i)
-                    code -= 1 << (_BITS * i)
-                    continue
-                counts[i] += 1
-                for faces, used, meld_room, meld in self._meld_options(counts, i, wilds):
-                    c = code
-                    for f in faces:
-                        counts[f] -= 1
-                        c -= 1 << (_BITS * f)
-                    if self._pen(counts, c, i, wilds - used, room + meld_room, values, wild_value) == value:
-                        melds.append(meld)
-                        code, wilds, room = c, wilds - used, room + meld_room
-                        break
-                    for f in faces:
-                        counts[f] += 1
-                else:
-                    raise AssertionError("arrangement search lost its optimum")
-        finally:
-            self._build = False
+                for f in faces:
+                    counts[f] += 1
+            else:
+                raise AssertionError("arrangement search lost its optimum")
         melds, left = self._place_leftover_wilds(melds, wilds)
         return penalty, melds, unmatched, left
 
