@@ -88,7 +88,7 @@ class GameState:
         state.table = list(self.table)
         state.scores = list(self.scores)
         state.round_penalties = [list(p) for p in self.round_penalties]
-        state.rng = random.Random()
+        state.rng = random.Random.__new__(random.Random)  # unseeded: no OS entropy read
         state.rng.setstate(self.rng.getstate())
         state.legal_cache = None if self.legal_cache is None else list(self.legal_cache)
         return state
