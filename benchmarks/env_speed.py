@@ -95,16 +95,30 @@ class Sample:
         return self.steps / self.seconds if self.seconds > 0 else 0.0
 
 
-def run_ours(env, rng: np.random.Generator, seconds: float | None, games: int | None) -> Sample:
-    """Random legal games through the AEC API, for ``seconds`` or exactly ``games`` games.
-
-    A timed measurement stops as soon as the budget is spent, possibly mid-game."""
+def measure(play_game, seconds: float | None, games: int | None) -> Sample:
+    """Plays games with ``play_game(deadline) -> (steps, completed)`` for ``seconds`` or
+    exactly ``games`` games; a timed measurement stops as soon as the budget is spent,
+    possibly mid-game (``play_game`` checks the deadline every ``CHECK_EVERY`` steps)."""
     steps = completed = steps_done = 0
     cpu0 = time.process_time()
     start = time.perf_counter()
     deadline = start + seconds if seconds is not None else float("inf")
-    out_of_time = False
-    while not out_of_time and (games is None or completed < games):
+    while games is None or completed < games:
+        game_steps, finished = play_game(deadline)
+        steps += game_steps
+        if finished:
+            completed += 1
+            steps_done = steps
+        if time.perf_counter() >= deadline:
+            break
+    return Sample(steps, time.perf_counter() - start, completed, steps_done, time.process_time() - cpu0)
+
+
+def run_ours(env, rng: np.random.Generator, seconds: float | None, games: int | None) -> Sample:
+    """Random legal games through the AEC API, for ``seconds`` or exactly ``games`` games."""
+
+    def play_game(deadline: float) -> tuple[int, bool]:
+        steps = 0
         env.reset(seed=int(rng.integers(2**31 - 1)))
         for agent in env.agent_iter():
             obs, rew, term, trunc, info = env.last()
@@ -116,14 +130,10 @@ def run_ours(env, rng: np.random.Generator, seconds: float | None, games: int | 
             env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
             if steps % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
-                out_of_time = True
-                break
-        else:
-            completed += 1
-            steps_done = steps
-        if time.perf_counter() >= deadline:
-            out_of_time = True
-    return Sample(steps, time.perf_counter() - start, completed, steps_done, time.process_time() - cpu0)
+                return steps, False
+        return steps, True
+
+    return measure(play_game, seconds, games)
 
 
 def sample_outcome(outcomes: list[tuple[int, float]], u: float) -> int:
@@ -140,12 +150,9 @@ def run_reference(game, pyspiel, rng: np.random.Generator, seconds: float | None
     """The same for OpenSpiel's gin rummy: chance sampled (not counted), and at every
     decision the observation tensor and a legal-action mask built as our env does."""
     num_actions = game.num_distinct_actions()
-    steps = completed = steps_done = 0
-    cpu0 = time.process_time()
-    start = time.perf_counter()
-    deadline = start + seconds if seconds is not None else float("inf")
-    out_of_time = False
-    while not out_of_time and (games is None or completed < games):
+
+    def play_game(deadline: float) -> tuple[int, bool]:
+        steps = 0
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -159,14 +166,10 @@ def run_reference(game, pyspiel, rng: np.random.Generator, seconds: float | None
             state.apply_action(int(legal[rng.integers(len(legal))]))
             steps += 1
             if steps % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
-                out_of_time = True
-                break
-        else:
-            completed += 1
-            steps_done = steps
-        if time.perf_counter() >= deadline:
-            out_of_time = True
-    return Sample(steps, time.perf_counter() - start, completed, steps_done, time.process_time() - cpu0)
+                return steps, False
+        return steps, True
+
+    return measure(play_game, seconds, games)
 
 
 @dataclass
