@@ -11,6 +11,7 @@ Seats are 0..n-1 and play moves left, from seat ``i`` to ``(i + 1) % n``.
 from __future__ import annotations
 
 import copy
+import operator
 import random
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -120,7 +121,7 @@ class Engine:
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: deck, dealer, round, scores")
         n = self.num_players
-        rng = random.Random(seed)
+        rng = random.Random(self._check_seed(seed))
         round_index = self._option_round(options.get("round", 1)) - 1
         dealer = rng.randrange(n)
         if "dealer" in options:
@@ -134,6 +135,17 @@ class Engine:
         )
         self._deal(state, deck)
         return state
+
+    @staticmethod
+    def _check_seed(seed: Any) -> int | None:
+        if seed is None:
+            return None
+        try:
+            if isinstance(seed, bool):
+                raise TypeError
+            return operator.index(seed)  # any integer, numpy's included
+        except TypeError:
+            raise ValueError(f"seed must be an integer or None, not {seed!r}") from None
 
     def _option_round(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= self.rules.num_rounds:

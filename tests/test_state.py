@@ -308,3 +308,13 @@ def test_determinism_across_processes_and_hash_seeds():
         h.update(repr((frames, actions)).encode())
     digests.add(h.hexdigest())
     assert len(digests) == 1, digests
+
+
+def test_numpy_integer_seeds_work_and_bad_seeds_are_rejected():
+    a, b = three_thirteen_v0.raw_env(), three_thirteen_v0.raw_env()
+    a.reset(seed=np.int64(7))
+    b.reset(seed=7)
+    assert a.describe() == b.describe()
+    for bad in (1.5, "7", True):
+        with pytest.raises(ValueError, match="seed"):
+            a.reset(seed=bad)
