@@ -31,10 +31,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 import rummy_env  # noqa: E402
 
-# Every game of the package: its module and the player counts to measure. Later games
-# add themselves here (e.g. "contract_rummy": (rummy_env.contract_rummy_v0, [3, 4, 5, 6])).
+# Every game of the package: its module and the player counts to measure.
 GAMES: dict[str, tuple[object, list[int]]] = {
     "three_thirteen": (rummy_env.three_thirteen_v0, [2, 3, 4]),
+    "contract_rummy": (rummy_env.contract_rummy_v0, [4, 8]),
 }
 
 REFERENCE_GAME = "gin_rummy"

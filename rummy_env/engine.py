@@ -17,18 +17,23 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Mapping, Sequence
 
-from .actions import ActionKind, ActionLayout
+from .actions import ActionKind, ActionLayout, SetAction, run_positions
 from .melds import Meld, MeldSolver
 from .rules import GameRules
+
+_SEARCH_MEMO_LIMIT = 1 << 16
 
 
 class Phase(IntEnum):
     DRAW = 0
-    DISCARD = 1
-    GAME_OVER = 2
+    PLAY = 1
+    """After drawing: meld, lay off, swap, discard (Three-Thirteen: discard or go out)."""
+    GOING_DOWN = 2
+    """A going down has started: only the contract's remaining melds are offered."""
+    GAME_OVER = 3
 
 
-@dataclass
+@dataclass(frozen=True)
 class TableMeld:
     """A meld on the table: who laid it, and the physical cards in it (wilds included)."""
 
@@ -63,18 +68,27 @@ class GameState:
     discard_counts: bytearray
     """Count of each face in ``discard``, kept alongside it for the observer's hot path."""
     known: list[bytearray]
-    """Per seat, faces it is publicly known to hold (taken from the discard pile and not
-    yet discarded again)."""
+    """Per seat, faces it is publicly known to hold (taken from the discard pile, or a
+    wild taken back by a swap, and not yet played)."""
     table: list[TableMeld]
+    """Melds in slot order (placed this round)."""
     scores: list[int]
     round_penalties: list[list[int]] = field(default_factory=list)
     taken_face: int = -1
-    """Face taken from the top of the discard pile this turn, or -1."""
+    """Face taken from the top of the discard pile this turn and not yet played, or -1."""
     went_out: int = -1
     """Seat that went out this round, or -1."""
     last_turns_left: int = 0
     turns: int = 0
     """Turns started this round."""
+    down_turn: list[int] = field(default_factory=list)
+    """Per seat, the turn (``turns`` count) in which it went down this round, or -1."""
+    contract_left: tuple[int, int] = (0, 0)
+    """``(sets, runs)`` still to lay in the going down in progress."""
+    must_place: int = -1
+    """Face of a deep-drawn card that must reach the table this turn, or -1."""
+    wilds_owed: int = 0
+    """Wilds taken back by swaps this turn and not yet played again."""
     rng: random.Random = field(default_factory=random.Random)
     legal_cache: list[int] | None = field(default=None, repr=False)
 
@@ -89,6 +103,7 @@ class GameState:
         state.table = list(self.table)
         state.scores = list(self.scores)
         state.round_penalties = [list(p) for p in self.round_penalties]
+        state.down_turn = list(self.down_turn)
         state.rng = random.Random.__new__(random.Random)  # unseeded: no OS entropy read
         state.rng.setstate(self.rng.getstate())
         state.legal_cache = None if self.legal_cache is None else list(self.legal_cache)
@@ -104,14 +119,45 @@ class Engine:
 
     def __init__(self, rules: GameRules) -> None:
         self.rules = rules
-        self.card_set = rules.deck.card_set
-        self.layout = ActionLayout(self.card_set)
-        self.solver = MeldSolver(self.card_set, rules.melds)
+        self.card_set = cs = rules.deck.card_set
+        self.layout = ActionLayout(rules)
+        self.solver = MeldSolver(cs, rules.melds)
         self.num_players = rules.num_players
+        self.play = rules.contract_play
         self._all_cards = rules.deck.cards()
         self._face_totals = rules.deck.face_counts()
-        cs = self.card_set
         self._natural_values = [rules.rank_penalties[cs.rank(f)] for f in range(cs.num_naturals)]
+        self._wild_card = cs.wild_card if cs.has_wild_card else -1
+        self._R = cs.num_ranks
+        self._top = run_positions(cs, rules.melds.ace_high) - 1  # highest run position
+        self._search_memo: dict = {}
+        if self.play is not None:
+            self._index_meld_actions()
+
+    def _index_meld_actions(self) -> None:
+        layout, cs = self.layout, self.card_set
+        self._sets_by_rank: list[list[tuple[int, SetAction]]] = [[] for _ in range(cs.num_ranks)]
+        self._run_ids: dict[tuple[int, int, int], int] = {}
+        for action in range(layout.size):
+            kind, arg = layout.kinds[action], layout.args[action]
+            if kind == ActionKind.MELD_SET:
+                self._sets_by_rank[arg.rank].append((action, arg))
+            elif kind == ActionKind.MELD_RUN:
+                self._run_ids[(arg.suit, arg.low, arg.high)] = action
+        # With distinct suits a set action is available exactly when its suits are among
+        # the suits held of its rank: index the actions by that set of suits (a bit mask).
+        self._sets_by_mask: list[list[list[tuple[int, int]]]] | None = None
+        if self.rules.melds.set_distinct_suits:
+            R = self._R
+            self._sets_by_mask = [
+                [
+                    [(a, act.wilds) for a, act in self._sets_by_rank[rank]
+                     if all(mask >> (f // R) & 1 for f in act.naturals)]
+                    for mask in range(1 << cs.num_suits)
+                ]
+                for rank in range(R)
+            ]
+        self._fits_memo: dict[Meld, tuple[int, ...]] = {}
 
     # ------------------------------------------------------------------ set-up
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
@@ -130,7 +176,7 @@ class Engine:
         deck = self._option_deck(options["deck"]) if "deck" in options else None
         state = GameState(
             round=round_index, dealer=dealer, current=0, phase=Phase.DRAW,
-            hands=[], hand_sizes=[], stock=[], discard=[], discard_counts=[], known=[], table=[],
+            hands=[], hand_sizes=[], stock=[], discard=[], discard_counts=bytearray(), known=[], table=[],
             scores=scores, rng=rng,
         )
         self._deal(state, deck)
@@ -208,12 +254,19 @@ class Engine:
         state.went_out = -1
         state.last_turns_left = 0
         state.turns = 0
+        state.down_turn = [-1] * n
+        state.contract_left = (0, 0)
+        state.must_place = -1
+        state.wilds_owed = 0
         state.current = (state.dealer + 1) % n
         state.phase = Phase.DRAW
         state.legal_cache = None
 
     # ------------------------------------------------------------------ queries
     def wild_faces(self, state: GameState) -> list[int]:
+        """Faces that are wild this round."""
+        if self._wild_card >= 0:
+            return [self._wild_card]
         rank = self.rules.rounds[state.round].wild_rank
         if rank is None:
             return []
@@ -235,19 +288,28 @@ class Engine:
         if state.legal_cache is None:
             if state.phase == Phase.DRAW:
                 state.legal_cache = self._draw_legal(state)
-            elif state.phase == Phase.DISCARD:
-                state.legal_cache = self._discard_legal(state)
-            else:
+            elif state.phase == Phase.GAME_OVER:
                 state.legal_cache = []
+            elif self.play is None:
+                state.legal_cache = self._go_out_style_legal(state)
+            else:
+                state.legal_cache = self._play_legal(state)
         return state.legal_cache
+
+    def is_down(self, state: GameState, seat: int) -> bool:
+        return state.down_turn[seat] >= 0
 
     def _draw_legal(self, state: GameState) -> list[int]:
         # Drawing from an empty stock is legal: it reshuffles, or ends a dead round.
-        if state.discard:
-            return [ActionLayout.DRAW_STOCK, ActionLayout.DRAW_DISCARD]
-        return [ActionLayout.DRAW_STOCK]
+        if not state.discard:
+            return [ActionLayout.DRAW_STOCK]
+        actions = [ActionLayout.DRAW_STOCK, ActionLayout.DRAW_DISCARD]
+        if self.layout.max_deep_draw >= 2:
+            actions += self._deep_draw_legal(state)
+        return actions
 
-    def _discard_legal(self, state: GameState) -> list[int]:
+    # ------------------------------------------------------------------ Three-Thirteen's play
+    def _go_out_style_legal(self, state: GameState) -> list[int]:
         hand = state.hands[state.current]
         blocked = state.taken_face if state.taken_face >= 0 and hand[state.taken_face] == 1 else -1
         faces = [f for f in range(len(hand)) if hand[f] and f != blocked]
@@ -257,13 +319,403 @@ class Engine:
             actions += [layout.go_out(f) for f in self._go_out_faces(state, hand) if f != blocked]
         return actions
 
-    def _go_out_faces(self, state: GameState, hand: list[int]) -> list[int]:
+    def _go_out_faces(self, state: GameState, hand: Sequence[int]) -> list[int]:
         """Faces whose discard leaves a hand that melds completely."""
         naturals, wilds = self.split_wilds(state, hand)
         faces, wild_ok = self.solver.meldable_without_one(naturals, wilds)
         if wild_ok:
             faces += [f for f in self.wild_faces(state) if hand[f]]
         return sorted(faces)
+
+    # ------------------------------------------------------------------ contract games' play
+    def _discardable(self, state: GameState) -> list[int]:
+        """Faces the player to act may discard now (obligations aside): the discard rule."""
+        hand = state.hands[state.current]
+        t = state.taken_face
+        return [f for f in range(len(hand)) if hand[f] and not (f == t and hand[f] == 1)]
+
+    def _play_legal(self, state: GameState) -> list[int]:
+        actions = []
+        if state.phase == Phase.PLAY and state.must_place < 0 and state.wilds_owed == 0:
+            actions = [self.layout.discard(f) for f in self._discardable(state)]
+        for action in self._play_moves(state):
+            if self._finishable(self._after(state, action)):
+                actions.append(action)
+        return actions
+
+    def _play_moves(self, state: GameState) -> list[int]:
+        """The melds, lay-offs and swaps the rules allow now, ascending, before the check
+        that the turn can still be finished after them."""
+        p, play = state.current, self.play
+        hand = state.hands[p]
+        room = len(state.table) < play.max_table_melds
+        if state.phase == Phase.GOING_DOWN:
+            sets, runs = state.contract_left
+            return self._meld_moves(state, hand, sets > 0, runs > 0) if room else []
+        spec = self.rules.rounds[state.round]
+        if not self.is_down(state, p):
+            if spec.contract is None or not room:
+                return []
+            # A going down must be completed once started: none starts unless the hand
+            # can make the whole contract (the solver's test is exact but for the rule
+            # that keeps runs apart, which the search below then applies).
+            naturals, wilds = self.split_wilds(state, hand)
+            sets, runs = spec.contract
+            check = self.solver.can_partition if spec.down_means_out else self.solver.can_make_contract
+            if not check(naturals, wilds, sets, runs):
+                return []
+            return self._meld_moves(state, hand, sets > 0, runs > 0)
+        moves = []
+        if play.melds_after_down and room:
+            moves += self._meld_moves(state, hand, True, True)
+        moves += self._lay_off_moves(state, hand)
+        if self.layout.blocks.get("swap") and (
+            not play.swap_needs_earlier_down or state.down_turn[p] < state.turns
+        ):
+            moves += self._swap_moves(state, hand)
+        return moves
+
+    def _meld_moves(self, state: GameState, hand: Sequence[int], sets: bool, runs: bool) -> list[int]:
+        cs, R = self.card_set, self._R
+        wilds = hand[self._wild_card] if self._wild_card >= 0 else 0
+        moves = []
+        if sets:
+            by_mask = self._sets_by_mask
+            for rank in range(R):
+                if by_mask is not None:
+                    mask = sum(1 << s for s in range(cs.num_suits) if hand[s * R + rank])
+                    if mask:
+                        moves += [a for a, w in by_mask[rank][mask] if w <= wilds]
+                    continue
+                if not any(hand[s * R + rank] for s in range(cs.num_suits)):
+                    continue
+                for action, act in self._sets_by_rank[rank]:
+                    if act.wilds <= wilds and all(hand[f] >= act.naturals.count(f) for f in act.naturals):
+                        moves.append(action)
+        if runs:
+            apart = self._runs_of_this_going_down(state) if self.play.contract_runs_apart else ()
+            top = self._top
+            for suit in range(cs.num_suits):
+                base = suit * R
+                have = [1 if hand[base + q % R] else 0 for q in range(top + 1)]
+                if not any(have):
+                    continue
+                for low in range(top + 1):
+                    missing, naturals = 0, 0
+                    for high in range(low, min(top, low + R - 1) + 1):
+                        if have[high] and not (high == R and low == 0):
+                            naturals += 1
+                        else:
+                            missing += 1
+                        if missing > wilds:
+                            break
+                        action = self._run_ids.get((suit, low, high))
+                        if action is not None and naturals and not any(
+                            s == suit and (low == h + 1 or high == lo - 1) for s, lo, h in apart
+                        ):
+                            moves.append(action)
+        moves.sort()
+        return moves
+
+    def _runs_of_this_going_down(self, state: GameState) -> list[tuple[int, int, int]]:
+        """``(suit, low, high)`` of the runs already laid in the going down in progress."""
+        if state.phase != Phase.GOING_DOWN:
+            return []
+        spec = self.rules.rounds[state.round]
+        placed = sum(spec.contract) - sum(state.contract_left)
+        return [(m.meld.suit, m.meld.low, m.meld.high) for m in state.table[len(state.table) - placed:]
+                if m.meld.kind == "run"]
+
+    def _lay_off_moves(self, state: GameState, hand: Sequence[int]) -> list[int]:
+        start, F = self.layout.start("lay_off"), self.card_set.num_faces
+        return [
+            start + slot * F + f
+            for slot, tm in enumerate(state.table)
+            for f in self._fitting_faces(tm.meld)
+            if hand[f]
+        ]
+
+    def _fitting_faces(self, meld: Meld) -> tuple[int, ...]:
+        """The faces that may be laid off on a meld, ascending (memoised: melds recur)."""
+        fits = self._fits_memo.get(meld)
+        if fits is None:
+            cs, R = self.card_set, self._R
+            if meld.kind == "set":
+                candidates = [cs.face(s, meld.rank) for s in range(cs.num_suits)]
+            else:
+                candidates = [cs.face(meld.suit, q % R) for q in (meld.low - 1, meld.high + 1) if 0 <= q <= self._top]
+            if self._wild_card >= 0:
+                candidates.append(self._wild_card)
+            fits = tuple(sorted({f for f in candidates if self._lay_off_place(meld, f) is not None}))
+            if len(self._fits_memo) > _SEARCH_MEMO_LIMIT:
+                self._fits_memo.clear()
+            self._fits_memo[meld] = fits
+        return fits
+
+    def _lay_off_place(self, meld: Meld, face: int) -> Meld | None:
+        """The meld with ``face`` added, or ``None`` if it does not fit (RULES.md: a wild,
+        or an ace fitting both ends, goes to the high end of a run when it is open)."""
+        mr, R = self.rules.melds, self._R
+        size = meld.size
+        if meld.kind == "set":
+            if mr.set_max is not None and size >= mr.set_max:
+                return None
+            if face == self._wild_card:
+                return Meld("set", meld.naturals, meld.wilds + 1, rank=meld.rank)
+            if face % R != meld.rank or face >= self.card_set.num_naturals:
+                return None
+            if mr.set_distinct_suits and any(f == face for f in meld.naturals):
+                return None
+            return Meld("set", meld.naturals + (face,), meld.wilds, rank=meld.rank)
+        if size >= R:
+            return None
+        low, high = meld.low, meld.high
+        high_ok = high < self._top and not (high + 1 == R and low == 0)
+        low_ok = low > 0 and not (low - 1 == 0 and high == R)
+        if face == self._wild_card:
+            if high_ok:
+                return Meld("run", meld.naturals, meld.wilds + 1, suit=meld.suit, low=low, high=high + 1)
+            if low_ok:
+                return Meld("run", meld.naturals, meld.wilds + 1, suit=meld.suit, low=low - 1, high=high)
+            return None
+        if face >= self.card_set.num_naturals or face // R != meld.suit:
+            return None
+        rank = face % R
+        if high_ok and (rank == high + 1 or (rank == 0 and high + 1 == R)):
+            return Meld("run", meld.naturals + (face,), meld.wilds, suit=meld.suit, low=low, high=high + 1)
+        if low_ok and rank == low - 1:
+            return Meld("run", meld.naturals + (face,), meld.wilds, suit=meld.suit, low=low - 1, high=high)
+        return None
+
+    def _swap_moves(self, state: GameState, hand: Sequence[int]) -> list[int]:
+        moves, R = [], self._R
+        for slot, tm in enumerate(state.table):
+            meld = tm.meld
+            if meld.kind != "run" or not meld.wilds:
+                continue
+            for q in meld.wild_positions(R):
+                f = meld.suit * R + q % R
+                if hand[f]:
+                    moves.append(self.layout.swap(f, slot))
+        moves.sort()
+        return moves
+
+    def _deep_draw_legal(self, state: GameState) -> list[int]:
+        """``draw discard N`` for each depth whose card can be put on the table this turn."""
+        deepest = min(self.layout.max_deep_draw, len(state.discard))
+        p = state.current
+        spec = self.rules.rounds[state.round]
+        down = self.is_down(state, p)
+        naturals, wilds = self.split_wilds(state, state.hands[p])
+        # melds of the contract's kinds, or any kind where more may follow going down
+        could_make = (1, 1) if self.play.melds_after_down else spec.contract
+        smallest: list[int] = []  # the shallowest depth that can make the contract, found lazily
+
+        def contract_depth() -> int:
+            # More cards never make a contract impossible: bisect for the shallowest depth.
+            if not smallest:
+                low, high = 2, deepest + 1
+                while low < high:
+                    mid = (low + high) // 2
+                    counts, w = self._with_cards(naturals, wilds, state.discard[-mid:])
+                    if self.solver.can_make_contract(counts, w, *spec.contract):
+                        high = mid
+                    else:
+                        low = mid + 1
+                smallest.append(low)
+            return smallest[0]
+
+        actions = []
+        if down:
+            placeable = self._placeable_when_down(state.table)
+        else:
+            table_ranks = {tm.meld.rank for tm in state.table if tm.meld.kind == "set"}
+            table_suits = {tm.meld.suit for tm in state.table if tm.meld.kind == "run"}
+        counts, w = list(naturals), wilds  # the hand plus the cards above the depth
+        for depth in range(1, deepest + 1):
+            face = state.discard[-depth]
+            if face == self._wild_card:
+                w += 1
+            else:
+                counts[face] += 1
+            if depth < 2:
+                continue
+            if down:
+                if face not in placeable:
+                    continue
+            else:
+                if not self._could_meld(face, counts, w, table_ranks, table_suits, *could_make):
+                    continue
+                if not spec.down_means_out and depth < contract_depth():
+                    continue
+            after = self._scratch(state)
+            after.discard = list(state.discard)
+            after.discard_counts = bytearray(state.discard_counts)
+            self._take_from_discard(after, depth)
+            if self._finishable(after):
+                actions.append(self.layout.deep_draw(depth))
+        return actions
+
+    def _with_cards(self, naturals: list[int], wilds: int, cards: Sequence[int]) -> tuple[list[int], int]:
+        counts = list(naturals)
+        for f in cards:
+            if f == self._wild_card:
+                wilds += 1
+            else:
+                counts[f] += 1
+        return counts, wilds
+
+    def _could_meld(
+        self, face: int, counts: Sequence[int], wilds: int, table_ranks: set[int], table_suits: set[int],
+        sets: int, runs: int,
+    ) -> bool:
+        """A fast necessary condition for a player not yet down to put ``face`` on the
+        table this turn, with a contract of ``sets`` sets and ``runs`` runs: it is a wild,
+        or a set (if the contract has one) or a run (likewise) of the cards contains it, or
+        a meld on the table, or one of the contract's, may take it as a lay-off."""
+        if face == self._wild_card:
+            return True
+        cs, mr, R = self.card_set, self.rules.melds, self._R
+        rank, suit = face % R, face // R
+        if rank in table_ranks or suit in table_suits:
+            return True
+        if sets:
+            same = [counts[s * R + rank] for s in range(cs.num_suits)]
+            if (len(same) - same.count(0) if mr.set_distinct_suits else sum(same)) + wilds >= mr.set_min:
+                return True
+        if not runs:
+            return False
+        # a run through the face: then some shortest run window through it fills too
+        top, base, run_min = self._top, suit * R, mr.run_min
+        for position in ((0, R) if rank == 0 and top == R else (rank,)):
+            for low in range(max(0, position - run_min + 1), min(position, top - run_min + 1) + 1):
+                missing = sum(1 for q in range(low, low + run_min) if not counts[base + q % R])
+                if missing <= wilds and not (low == 0 and low + run_min > R):
+                    return True
+        return False
+
+    # ------------------------------------------------------------------ the turn search
+    def _scratch(self, state: GameState) -> GameState:
+        """A copy for looking ahead within the current player's turn: it copies what the
+        turn's own moves change (the player's hand, the table, the obligations)."""
+        s = copy.copy(state)
+        p = state.current
+        s.hands = list(state.hands)
+        s.hands[p] = bytearray(state.hands[p])
+        s.known = list(state.known)
+        s.known[p] = bytearray(state.known[p])
+        s.hand_sizes = list(state.hand_sizes)
+        s.table = list(state.table)
+        s.down_turn = list(state.down_turn)
+        s.legal_cache = None
+        return s
+
+    def _after(self, state: GameState, action: int) -> GameState:
+        after = self._scratch(state)
+        kind, arg = self.layout.kinds[action], self.layout.args[action]
+        self._play_move(after, kind, arg)
+        return after
+
+    def _turn_done(self, state: GameState) -> bool:
+        """Whether the player to act can end the turn now: every obligation met, and the
+        hand empty (gone out) or holding a card the discard rule lets go."""
+        if state.phase != Phase.PLAY or state.must_place >= 0 or state.wilds_owed:
+            return False
+        p = state.current
+        size = state.hand_sizes[p]
+        if size == 0:
+            return True
+        if self.rules.rounds[state.round].down_means_out and self.is_down(state, p):
+            return False  # going down had to use every card
+        # One card left: the discard rule forbids it only if it is the card just taken.
+        return size >= 2 or state.taken_face < 0 or state.hands[p][state.taken_face] == 0
+
+    def _finishable(self, state: GameState) -> bool:
+        """Whether some sequence of the player's own moves finishes the turn legally
+        (RULES.md, "No dead ends"): an exact search over the turn's melds, lay-offs and
+        swaps, memoised on everything they depend on."""
+        if self._turn_done(state):
+            return True
+        p = state.current
+        key = (
+            state.round, state.phase, bytes(state.hands[p]), tuple(tm.meld for tm in state.table),
+            state.down_turn[p] < 0, state.down_turn[p] == state.turns, state.contract_left,
+            state.must_place, state.wilds_owed, state.taken_face,
+        )
+        memo = self._search_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        if len(memo) > _SEARCH_MEMO_LIMIT:
+            memo.clear()
+        result = self._obligations_possible(state) and any(
+            self._finishable(self._after(state, a)) for a in self._search_order(state, self._play_moves(state))
+        )
+        memo[key] = result
+        return result
+
+    def _search_order(self, state: GameState, moves: list[int]) -> list[int]:
+        """Moves that play the card that must be placed first: they finish most searches."""
+        must = state.must_place
+        if must < 0:
+            return moves
+        return sorted(moves, key=lambda a: not self._move_plays(a, must))
+
+    def _move_plays(self, action: int, face: int) -> bool:
+        kind, arg = self.layout.kinds[action], self.layout.args[action]
+        if kind == ActionKind.MELD_SET:
+            return face in arg.naturals or (face == self._wild_card and arg.wilds > 0)
+        if kind == ActionKind.MELD_RUN:
+            R = self._R
+            return face // R == arg.suit and any(q % R == face % R for q in range(arg.low, arg.high + 1))
+        return kind == ActionKind.LAY_OFF and arg[0] == face
+
+    def _obligations_possible(self, state: GameState) -> bool:
+        """Fast necessary conditions for finishing the turn, checked before searching.
+
+        A going down in progress, or one that a deep draw forces, must be completable with
+        the hand's cards; and a deep-drawn card must be able to join one of its melds or be
+        laid off afterwards on a meld on the table of its rank (a set) or suit (a run). A
+        player already down can only lay off a deep-drawn card on a meld it fits, or at the
+        end of a run of its suit after other lay-offs. (The meld solver ignores only the
+        rule that keeps runs of one suit apart, so it never rejects a possible plan.)
+        """
+        p = state.current
+        must = state.must_place
+        down = self.is_down(state, p)
+        if must >= 0 and down and state.phase == Phase.PLAY:
+            return must in self._placeable_when_down(state.table)
+        spec = self.rules.rounds[state.round]
+        if state.phase == Phase.GOING_DOWN:
+            sets, runs = state.contract_left
+        elif must >= 0 and not down:
+            sets, runs = spec.contract
+        else:
+            return True
+        naturals, wilds = self.split_wilds(state, state.hands[p])
+        if spec.down_means_out:  # every card goes down, the deep-drawn one with them
+            return self.solver.can_partition(naturals, wilds, sets, runs)
+        if not self.solver.can_make_contract(naturals, wilds, sets, runs):
+            return False
+        if must < 0 or must == self._wild_card:
+            return True
+        R = self._R
+        for tm in state.table:
+            m = tm.meld
+            if (m.kind == "set" and m.rank == must % R) or (m.kind == "run" and m.suit == must // R):
+                return True
+        return self.solver.can_make_contract_with(naturals, wilds, sets, runs, must)
+
+    def _placeable_when_down(self, table: Sequence[TableMeld]) -> set[int]:
+        """Faces a player already down could lay off this turn, at best: those that fit a
+        meld now, and every natural of a suit with a run (reachable after other lay-offs)."""
+        R = self._R
+        faces: set[int] = set()
+        for tm in table:
+            faces.update(self._fitting_faces(tm.meld))
+            if tm.meld.kind == "run":
+                faces.update(range(tm.meld.suit * R, tm.meld.suit * R + R))
+        return faces
 
     # ------------------------------------------------------------------ moves
     def apply(self, state: GameState, action: int, actor: str | None = None) -> RoundResult | None:
@@ -280,21 +732,28 @@ class Engine:
             legal = ", ".join(self.layout.text(a) for a in self.legal_actions(state))
             raise IllegalActionError(f"illegal action {action} ({text}) for {who}; legal now: {legal}")
         state.legal_cache = None
-        kind, face = self.layout.decode(action)
+        kind, arg = self.layout.kinds[action], self.layout.args[action]
         if kind == ActionKind.DRAW_STOCK:
             return self._apply_draw_stock(state)
         if kind == ActionKind.DRAW_DISCARD:
-            return self._apply_draw_discard(state)
+            self._take_from_discard(state, 1)
+            return None
+        if kind == ActionKind.DEEP_DRAW:
+            self._take_from_discard(state, arg)
+            return None
         if kind == ActionKind.DISCARD:
-            return self._apply_discard(state, face)
-        return self._apply_go_out(state, face)
+            return self._apply_discard(state, arg)
+        if kind == ActionKind.GO_OUT:
+            return self._apply_go_out(state, arg)
+        self._play_move(state, kind, arg)
+        if state.hand_sizes[state.current] == 0:
+            state.went_out = state.current
+            return self._end_round(state)
+        return None
 
-    def _start_turn(self, state: GameState, face: int) -> None:
-        p = state.current
-        state.hands[p][face] += 1
-        state.hand_sizes[p] += 1
+    def _start_turn(self, state: GameState) -> None:
         state.turns += 1
-        state.phase = Phase.DISCARD
+        state.phase = Phase.PLAY
 
     def _apply_draw_stock(self, state: GameState) -> RoundResult | None:
         if not state.stock:
@@ -306,16 +765,29 @@ class Engine:
             state.rng.shuffle(state.stock)
             if not state.stock:
                 return self._end_round(state)  # a dead round
-        self._start_turn(state, state.stock.pop())
+        p, face = state.current, state.stock.pop()
+        state.hands[p][face] += 1
+        state.hand_sizes[p] += 1
+        self._start_turn(state)
         return None
 
-    def _apply_draw_discard(self, state: GameState) -> RoundResult | None:
-        face = state.discard.pop()
-        state.discard_counts[face] -= 1
-        state.taken_face = face
-        state.known[state.current][face] += 1
-        self._start_turn(state, face)
-        return None
+    def _take_from_discard(self, state: GameState, depth: int) -> None:
+        """Take the ``depth``-th card from the top of the discard pile and every card
+        above it; the top card alone falls under the discard rule, a deeper one must be
+        put on the table this turn."""
+        p = state.current
+        taken = state.discard[-depth:]
+        del state.discard[-depth:]
+        for face in taken:
+            state.discard_counts[face] -= 1
+            state.hands[p][face] += 1
+            state.known[p][face] += 1
+        state.hand_sizes[p] += depth
+        if depth == 1:
+            state.taken_face = taken[0]
+        else:
+            state.must_place = taken[0]
+        self._start_turn(state)
 
     def _put_on_discard(self, state: GameState, face: int) -> None:
         p = state.current
@@ -329,6 +801,9 @@ class Engine:
 
     def _apply_discard(self, state: GameState, face: int) -> RoundResult | None:
         self._put_on_discard(state, face)
+        if self.play is not None and state.hand_sizes[state.current] == 0:
+            state.went_out = state.current  # went out by discarding the last card
+            return self._end_round(state)
         return self._end_turn(state)
 
     def _apply_go_out(self, state: GameState, face: int) -> RoundResult | None:
@@ -349,6 +824,75 @@ class Engine:
         state.last_turns_left = self.num_players - 1
         return self._end_turn(state, going_out=True)
 
+    def _to_table(self, state: GameState, face: int, placing: bool = True) -> None:
+        """One card leaves the player's hand for the table; ``placing`` (a meld or a
+        lay-off, not a swap) satisfies a deep draw's obligation."""
+        p = state.current
+        state.hands[p][face] -= 1
+        state.hand_sizes[p] -= 1
+        if state.known[p][face]:
+            state.known[p][face] -= 1
+        if face == state.taken_face:
+            state.taken_face = -1  # a meld or lay-off uses the card just taken first
+        if placing and face == state.must_place:
+            state.must_place = -1
+
+    def _play_move(self, state: GameState, kind: ActionKind, arg: Any) -> None:
+        """A meld, lay-off or swap, without ending the round (the caller does that)."""
+        p, wild = state.current, self._wild_card
+        if kind == ActionKind.MELD_SET or kind == ActionKind.MELD_RUN:
+            if kind == ActionKind.MELD_SET:
+                meld = Meld("set", arg.naturals, arg.wilds, rank=arg.rank)
+            else:
+                meld = self._run_from_hand(state.hands[p], arg)
+            for f in meld.naturals:
+                self._to_table(state, f)
+            for _ in range(meld.wilds):
+                self._to_table(state, wild)
+            state.table.append(TableMeld(p, meld, meld.naturals + (wild,) * meld.wilds))
+            self._count_contract_meld(state, meld.kind)
+        elif kind == ActionKind.LAY_OFF:
+            face, slot = arg
+            tm = state.table[slot]
+            self._to_table(state, face)
+            state.table[slot] = TableMeld(tm.owner, self._lay_off_place(tm.meld, face), tm.cards + (face,))
+            if face == wild and state.wilds_owed:
+                state.wilds_owed -= 1
+        else:  # SWAP
+            face, slot = arg
+            tm = state.table[slot]
+            self._to_table(state, face, placing=False)
+            m = tm.meld
+            state.table[slot] = TableMeld(
+                tm.owner,
+                Meld("run", m.naturals + (face,), m.wilds - 1, suit=m.suit, low=m.low, high=m.high),
+                _replace_one(tm.cards, wild, face),
+            )
+            state.hands[p][wild] += 1
+            state.hand_sizes[p] += 1
+            state.known[p][wild] += 1  # everyone saw the wild taken back
+            state.wilds_owed += 1
+
+    def _run_from_hand(self, hand: Sequence[int], act: Any) -> Meld:
+        """A ``meld run`` uses the hand's naturals and fills the missing places with wilds."""
+        R, base = self._R, act.suit * self._R
+        naturals = tuple(base + q % R for q in range(act.low, act.high + 1) if hand[base + q % R])
+        wilds = act.high - act.low + 1 - len(naturals)
+        return Meld("run", naturals, wilds, suit=act.suit, low=act.low, high=act.high)
+
+    def _count_contract_meld(self, state: GameState, kind: str) -> None:
+        p = state.current
+        if self.is_down(state, p):
+            return  # a further meld after going down
+        if state.phase != Phase.GOING_DOWN:
+            state.contract_left = self.rules.rounds[state.round].contract
+            state.phase = Phase.GOING_DOWN
+        sets, runs = state.contract_left
+        state.contract_left = (sets - 1, runs) if kind == "set" else (sets, runs - 1)
+        if state.contract_left == (0, 0):
+            state.down_turn[p] = state.turns
+            state.phase = Phase.PLAY
+
     def _end_turn(self, state: GameState, going_out: bool = False) -> RoundResult | None:
         if state.went_out >= 0 and not going_out:
             state.last_turns_left -= 1
@@ -362,8 +906,14 @@ class Engine:
 
     # ------------------------------------------------------------------ scoring
     def hand_penalty(self, state: GameState, seat: int) -> int:
-        """Least penalty of the seat's hand over every arrangement into melds."""
-        naturals, wilds = self.split_wilds(state, state.hands[seat])
+        """Penalty of the seat's hand: in Three-Thirteen the least over every arrangement
+        into melds; in contract games the plain sum of its cards."""
+        hand = state.hands[seat]
+        if self.play is not None:
+            values = self._natural_values
+            total = sum(values[f] * hand[f] for f in range(len(values)) if hand[f])
+            return total + (hand[self._wild_card] * self.play.wild_penalty if self._wild_card >= 0 else 0)
+        naturals, wilds = self.split_wilds(state, hand)
         if not wilds and not any(naturals):
             return 0
         wild_rank = self.rules.rounds[state.round].wild_rank
@@ -388,3 +938,8 @@ class Engine:
         """Seats with the lowest cumulative score (ties share the win)."""
         best = min(state.scores)
         return [p for p, s in enumerate(state.scores) if s == best]
+
+
+def _replace_one(cards: tuple[int, ...], old: int, new: int) -> tuple[int, ...]:
+    k = cards.index(old)
+    return cards[:k] + (new,) + cards[k + 1:]

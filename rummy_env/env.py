@@ -188,7 +188,13 @@ class RummyEnv(AECEnv):
             return [fmt(f) for f, k in enumerate(counts) for _ in range(k)]
 
         shown = names if agent is None else [agent]
-        wild_rank = self.rules.rounds[state.round].wild_rank
+        spec = self.rules.rounds[state.round]
+        contract = self.rules.contract_play is not None
+        if contract:
+            gone_down = {a: state.down_turn[i] >= 0 for i, a in enumerate(names)}
+        else:
+            gone_down = {a: state.went_out == i for i, a in enumerate(names)}
+        going_down = state.phase == Phase.GOING_DOWN
         return {
             "game": self.rules.game,
             "round": state.round + 1,
@@ -201,12 +207,18 @@ class RummyEnv(AECEnv):
             "discard": [fmt(f) for f in state.discard],
             "stock_size": len(state.stock),
             "melds": [self._describe_meld(slot, tm) for slot, tm in enumerate(state.table)],
-            "gone_down": {a: state.went_out == i for i, a in enumerate(names)},
+            "gone_down": gone_down,
             "scores": {a: state.scores[i] for i, a in enumerate(names)},
             "round_penalties": [{a: pens[i] for i, a in enumerate(names)} for pens in state.round_penalties],
-            "wild_rank": None if wild_rank is None else self.engine.card_set.rank_text(wild_rank),
+            "wild_rank": None if spec.wild_rank is None else self.engine.card_set.rank_text(spec.wild_rank),
+            "contract": None if spec.contract is None else {
+                "sets": spec.contract[0], "runs": spec.contract[1], "down_means_out": spec.down_means_out},
+            "contract_left": None if not going_down else {
+                "sets": state.contract_left[0], "runs": state.contract_left[1]},
             "turns": state.turns,
             "taken_from_discard": None if state.taken_face < 0 else fmt(state.taken_face),
+            "must_place": None if state.must_place < 0 else fmt(state.must_place),
+            "wilds_owed": state.wilds_owed,
         }
 
     def _describe_meld(self, slot: int, tm) -> dict[str, Any]:
@@ -215,7 +227,7 @@ class RummyEnv(AECEnv):
         if meld.kind == "set":
             represents = cs.rank_text(meld.rank) if meld.naturals else None
         else:
-            represents = [cs.format(cs.face(meld.suit, p % cs.num_ranks)) for p in meld.wild_positions(cs.num_ranks)]
+            represents = [cs.format(cs.face(meld.suit, q % cs.num_ranks)) for q in meld.wild_positions(cs.num_ranks)]
         return {
             "slot": slot,
             "owner": self.possible_agents[tm.owner],
@@ -226,17 +238,27 @@ class RummyEnv(AECEnv):
 
     def render_text(self) -> str:
         d = self.describe()
+        if d["contract"] is not None:
+            c = d["contract"]
+            rule = f"contract {c['sets']} sets + {c['runs']} runs" + (", all cards" if c["down_means_out"] else "")
+        else:
+            rule = f"wild {d['wild_rank']}"
         lines = [
-            f"{d['game']} round {d['round']}/{d['num_rounds']} (wild {d['wild_rank']}), "
+            f"{d['game']} round {d['round']}/{d['num_rounds']} ({rule}), "
             f"dealer player_{d['dealer']}, to act: {d['current']} ({d['phase']}), "
             f"turn {d['turns']}, stock {d['stock_size']}",
             f"discard (top last): {' '.join(d['discard'][-8:])}",
         ]
         for a in self.possible_agents:
             mark = "*" if a == d["current"] else " "
-            lines.append(f"{mark} {a} score {d['scores'][a]:4d}  hand: {' '.join(d['hands'][a])}")
+            down = " down" if d["gone_down"][a] else ""
+            lines.append(f"{mark} {a} score {d['scores'][a]:4d}{down}  hand: {' '.join(d['hands'][a])}")
         for m in d["melds"]:
-            lines.append(f"  meld {m['slot']} ({m['owner']}, {m['kind']}): {' '.join(m['cards'])}")
+            wilds = f" (wilds: {m['represents']})" if m["represents"] and m["kind"] == "run" else ""
+            lines.append(f"  meld {m['slot']} ({m['owner']}, {m['kind']}): {' '.join(m['cards'])}{wilds}")
+        for key, label in (("contract_left", "still to lay"), ("must_place", "must place"), ("wilds_owed", "wilds owed")):
+            if d[key]:
+                lines.append(f"  {label}: {d[key]}")
         return "\n".join(lines)
 
     def get_state(self) -> EnvSnapshot:

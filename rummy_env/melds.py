@@ -16,6 +16,7 @@ maximum, runs short of a full suit), or form a set of their own where the rules 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Iterator, Literal, Sequence
 
 from .cards import CardSet
@@ -84,6 +85,7 @@ class MeldSolver:
         self._full_memo: dict = {}
         self._pen_memo: dict = {}
         self._contract_memo: dict = {}
+        self._partition_memo: dict = {}
         self._need_memo: dict = {}
         self._lone_cost = min(rules.set_min, rules.run_min) - 1
 
@@ -484,16 +486,153 @@ class MeldSolver:
     # ------------------------------------------------------------------ contracts
     def can_make_contract(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
         """Whether some of the cards make ``sets`` sets and ``runs`` runs at once."""
+        if not self._contract_within_bounds(counts, wilds, sets, runs):
+            return False
         if len(self._contract_memo) > _MEMO_LIMIT:
             self._contract_memo.clear()
         counts = list(counts)
-        return self._contract(counts, _encode(counts), 0, wilds, sets, runs)
+        return self._contract(counts, _encode(counts), 0, wilds, sets, runs, sum(counts))
 
-    def _contract(self, counts, code, start, wilds, sets, runs):
+    def can_make_contract_with(self, counts: Sequence[int], wilds: int, sets: int, runs: int, face: int) -> bool:
+        """Whether the cards make ``sets`` sets and ``runs`` runs with the natural ``face``
+        in one of them. (A meld may use a wild where a natural is held; leaving the
+        natural out instead never helps, so only melds using every natural they cover are
+        tried.)"""
+        R, S, r = self._R, self._S, self.rules
+        rank, suit = face % R, face // R
+        work = list(counts)
+        if sets:
+            others = [t * R + rank for t in range(S) if t != suit and counts[t * R + rank]]
+            copies = [1] * len(others) if r.set_distinct_suits else [counts[f] for f in others]
+            pool = [f for f, k in zip(others, copies) for _ in range(k)]
+            if not r.set_distinct_suits:
+                pool += [face] * (counts[face] - 1)
+            for k in range(len(pool) + 1):
+                for chosen in set(combinations(pool, k)):
+                    naturals = (face,) + chosen
+                    need = max(0, r.set_min - len(naturals))
+                    if need > wilds or (r.set_max is not None and len(naturals) + need > r.set_max):
+                        continue
+                    for f in naturals:
+                        work[f] -= 1
+                    ok = self.can_make_contract(work, wilds - need, sets - 1, runs)
+                    for f in naturals:
+                        work[f] += 1
+                    if ok:
+                        return True
+        if runs:
+            base, top = suit * R, self._max_pos
+            for position in ((0, R) if rank == 0 and top == R else (rank,)):
+                for low in range(max(0, position - R + 1), position + 1):
+                    for high in range(max(position, low + r.run_min - 1), min(top, low + R - 1) + 1):
+                        if low == 0 and high == R:
+                            continue
+                        naturals = [base + q % R for q in range(low, high + 1) if counts[base + q % R]]
+                        need = high - low + 1 - len(naturals)
+                        if need > wilds:
+                            break
+                        for f in naturals:
+                            work[f] -= 1
+                        ok = self.can_make_contract(work, wilds - need, sets, runs - 1)
+                        for f in naturals:
+                            work[f] += 1
+                        if ok:
+                            return True
+        return False
+
+    def _contract_within_bounds(self, counts: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
+        """Cheap upper bounds on the sets and the runs the cards could make, each alone
+        (most hands fail them, and the search need not start)."""
+        R, S, r = self._R, self._S, self.rules
+        if r.all_wild_melds:
+            return True  # melds of wilds alone: no natural bounds them
+        rows = [counts[s * R:(s + 1) * R] for s in range(S)]
+        if sets:
+            possible = 0
+            for column in zip(*rows):  # one rank: the copies of each suit
+                held = sum(column)
+                if not held:
+                    continue
+                kinds = sum(1 for k in column if k) if r.set_distinct_suits else held
+                if kinds + wilds >= r.set_min:
+                    possible += min(held, (held + wilds) // r.set_min)
+            if possible < sets:
+                return False
+        if runs:
+            possible = 0
+            need = r.run_min - wilds
+            for row in rows:
+                held = sum(row)
+                if not held:
+                    continue
+                present = [1 if k else 0 for k in row]
+                if r.ace_high:
+                    present.append(present[0])
+                window = sum(present[: r.run_min])
+                fits = window >= need
+                for q in range(r.run_min, len(present)):
+                    if fits:
+                        break
+                    window += present[q] - present[q - r.run_min]
+                    fits = window >= need
+                if fits:
+                    possible += (held + wilds) // r.run_min
+            if possible < runs:
+                return False
+        return True
+
+    def _contract(self, counts, code, start, wilds, sets, runs, left):
+        # ``left``: naturals remaining; too few for the melds still wanted ends the branch.
         if not sets and not runs:
             return True
+        r = self.rules
+        if left + wilds < sets * r.set_min + runs * r.run_min:
+            return False
+        if not left:
+            return r.all_wild_melds
         key = (code, wilds, sets, runs)
         memo = self._contract_memo
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        i = start
+        while not counts[i]:
+            i += 1
+        result = False
+        options = []
+        if sets:
+            options += [(o, 1, 0) for o in self._set_options(counts, i, wilds)]
+        if runs:
+            options += [(o, 0, 1) for o in self._run_options(counts, i, wilds)]
+        for (faces, used, _, _), ds, dr in options:  # melds first: feasible hands end fast
+            c = code
+            for f in faces:
+                counts[f] -= 1
+                c -= 1 << (_BITS * f)
+            ok = self._contract(counts, c, i, wilds - used, sets - ds, runs - dr, left - len(faces))
+            for f in faces:
+                counts[f] += 1
+            if ok:
+                result = True
+                break
+        if not result:  # or the lowest natural stays out of the contract
+            counts[i] -= 1
+            result = self._contract(counts, code - (1 << (_BITS * i)), i, wilds, sets, runs, left - 1)
+            counts[i] += 1
+        memo[key] = result
+        return result
+
+    def can_partition(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
+        """Whether *all* the cards (every natural and every wild) make exactly ``sets``
+        sets and ``runs`` runs, each with at least one natural."""
+        if len(self._partition_memo) > _MEMO_LIMIT:
+            self._partition_memo.clear()
+        counts = list(counts)
+        return self._partition(counts, _encode(counts), 0, wilds, sets, runs, 0)
+
+    def _partition(self, counts, code, start, wilds, sets, runs, room):
+        key = (code, wilds, sets, runs, room if room < wilds else wilds)
+        memo = self._partition_memo
         hit = memo.get(key)
         if hit is not None:
             return hit
@@ -501,29 +640,25 @@ class MeldSolver:
         while i < n and not counts[i]:
             i += 1
         if i == n:
-            r = self.rules
-            result = r.all_wild_melds and wilds >= sets * r.set_min + runs * r.run_min
+            result = not sets and not runs and wilds <= room  # leftover wilds join melds with room
         else:
-            counts[i] -= 1
-            result = self._contract(counts, code - (1 << (_BITS * i)), i, wilds, sets, runs)
-            counts[i] += 1
-            if not result:
-                options = []
-                if sets:
-                    options += [(o, 1, 0) for o in self._set_options(counts, i, wilds)]
-                if runs:
-                    options += [(o, 0, 1) for o in self._run_options(counts, i, wilds)]
-                for (faces, used, _, _), ds, dr in options:
-                    c = code
-                    for f in faces:
-                        counts[f] -= 1
-                        c -= 1 << (_BITS * f)
-                    ok = self._contract(counts, c, i, wilds - used, sets - ds, runs - dr)
-                    for f in faces:
-                        counts[f] += 1
-                    if ok:
-                        result = True
-                        break
+            result = False
+            options = []
+            if sets:
+                options += [(o, 1, 0) for o in self._set_options(counts, i, wilds)]
+            if runs:
+                options += [(o, 0, 1) for o in self._run_options(counts, i, wilds)]
+            for (faces, used, meld_room, _), ds, dr in options:
+                c = code
+                for f in faces:
+                    counts[f] -= 1
+                    c -= 1 << (_BITS * f)
+                ok = self._partition(counts, c, i, wilds - used, sets - ds, runs - dr, room + meld_room)
+                for f in faces:
+                    counts[f] += 1
+                if ok:
+                    result = True
+                    break
         memo[key] = result
         return result
 

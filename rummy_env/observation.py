@@ -3,6 +3,9 @@
 Seats in every per-seat part are *relative* to the observer: index 0 is the observer,
 1 the player to its left, and so on. Only the ``hand`` part is private; every other part
 is what the whole table can see, which keeps hidden-information leaks easy to test.
+
+The parts holding small counts (cards by face, the table's slots) come first and are
+gathered as bytes and converted once, which is several times cheaper than part by part.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import Engine, GameState, Phase
+from .engine import Engine, GameState, Phase, TableMeld
 
 PRIVATE_PARTS = ("hand",)
 
@@ -29,48 +32,82 @@ class Observer:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         rules = engine.rules
-        n, faces = rules.num_players, engine.card_set.num_faces
+        cs = engine.card_set
+        n, faces, naturals = rules.num_players, cs.num_faces, cs.num_naturals
         self.num_players = n
         self.num_faces = faces
+        self.contract = rules.contract_play is not None
+        self.depth = engine.layout.max_deep_draw
+        self.num_slots = engine.layout.num_slots
         self._hand_scale = 1.0 / (max(r.hand_size for r in rules.rounds) + 1)
         self._card_scale = 1.0 / len(rules.deck.cards())
         self._turn_scale = 1.0 / rules.max_turns_per_round
-        self.parts = (
-            Part("hand", faces, "own hand: count of each face"),
-            Part("discard_top", faces, "top card of the discard pile, one-hot"),
+        self._slot_size = n + 2 + 2 * naturals + 1
+        byte_parts = [Part("hand", faces, "own hand: count of each face")]
+        if self.contract:
+            byte_parts.append(Part("discard_order", self.depth * faces,
+                                   "the top cards of the discard pile, top first: one-hot face per depth"))
+        else:
+            byte_parts.append(Part("discard_top", faces, "top card of the discard pile, one-hot"))
+        byte_parts += [
             Part("discard_pile", faces, "count of each face in the discard pile"),
             Part("known_held", (n - 1) * faces,
-                 "per other seat (left first): faces it took from the discard pile and still holds"),
-            Part("table", faces, "count of each face in melds shown on the table"),
-            Part("taken_face", faces, "one-hot: face taken from the discard pile this turn"),
+                 "per other seat (left first): faces it is known to hold (taken from the discard pile)"),
+            Part("table", faces, "count of each face in the melds on the table"),
+            Part("taken_face", faces, "one-hot: face taken from the top of the discard pile this turn"),
+        ]
+        if self.contract:
+            byte_parts += [
+                Part("must_place", faces, "one-hot: deep-drawn face that must still go on the table"),
+                Part("table_slots", self.num_slots * self._slot_size,
+                     "per meld slot: owner (relative seat, one-hot), set / run, natural count per "
+                     "face, the faces its wilds represent (runs), wilds in a set"),
+            ]
+        float_parts = [
             Part("hand_sizes", n, "cards in each seat's hand / (largest hand size + 1)"),
             Part("scores", n, "cumulative score of each seat / 100"),
-            Part("gone_out", n, "1 for the seat that went out this round"),
+            Part("gone_down" if self.contract else "gone_out", n,
+                 "1 for each seat that has gone down this round" if self.contract
+                 else "1 for the seat that went out this round"),
             Part("to_act", n, "one-hot: the seat to act"),
             Part("dealer", n, "one-hot: the dealer's seat"),
             Part("round", rules.num_rounds, "one-hot: the round"),
-            Part("wild_rank", engine.card_set.num_ranks, "one-hot: the round's wild rank"),
-            Part("phase", 2, "one-hot: draw, discard"),
+        ]
+        if self.contract:
+            float_parts += [
+                Part("contract", 3, "the round's contract: sets / 4, runs / 4, 1 if going down must use every card"),
+                Part("contract_left", 2, "sets / 4 and runs / 4 still to lay in the going down in progress"),
+                Part("wilds_owed", 1, "wilds taken back by a swap that must still be played this turn"),
+                Part("phase", 3, "one-hot: draw, play, going down"),
+            ]
+        else:
+            float_parts += [
+                Part("wild_rank", cs.num_ranks, "one-hot: the round's wild rank"),
+                Part("phase", 2, "one-hot: draw, play (discard or go out)"),
+            ]
+        float_parts += [
             Part("stock_size", 1, "cards in the stock / cards in the game"),
             Part("turns", 1, "turns started this round / max_turns_per_round"),
-        )
+        ]
+        self.parts = tuple(byte_parts + float_parts)
         self.offsets: dict[str, slice] = {}
         start = 0
         for part in self.parts:
             self.offsets[part.name] = slice(start, start + part.size)
             start += part.size
         self.size = start
-        assert self.offsets["taken_face"].stop == (n + 4) * faces, "per-face parts must come first"
+        self._bytes_size = sum(p.size for p in byte_parts)
         self._starts = {name: sl.start for name, sl in self.offsets.items()}
         self._wild_ranks = [r.wild_rank for r in rules.rounds]
+        self._contracts = [r.contract or (0, 0) for r in rules.rounds]
+        self._down_means_out = [r.down_means_out for r in rules.rounds]
+        self._meld_codes: dict = {}
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
         n, faces, at = self.num_players, self.num_faces, self._starts
-        # The per-face parts (hand .. taken_face) are laid out together: gather them as
-        # bytes and convert once, which is several times cheaper than part by part.
-        top = bytearray(faces)
-        if state.discard:
-            top[state.discard[-1]] = 1
+        top = bytearray(faces * self.depth)
+        for d, face in enumerate(reversed(state.discard[-self.depth:])):
+            top[d * faces + face] = 1
         block = state.hands[seat] + top + state.discard_counts
         for rel in range(1, n):
             block += state.known[(seat + rel) % n]
@@ -82,23 +119,72 @@ class Observer:
         if state.taken_face >= 0:
             taken[state.taken_face] = 1
         block += table + taken
+        if self.contract:
+            must = bytearray(faces)
+            if state.must_place >= 0:
+                must[state.must_place] = 1
+            block += must + self._slots(state, seat)
         obs = np.zeros(self.size, dtype=np.float32)
-        obs[: len(block)] = np.frombuffer(block, np.uint8)
+        obs[: self._bytes_size] = np.frombuffer(block, np.uint8)
         hand_sizes, scores = at["hand_sizes"], at["scores"]
         for rel in range(n):
             p = (seat + rel) % n
             obs[hand_sizes + rel] = state.hand_sizes[p] * self._hand_scale
             obs[scores + rel] = state.scores[p] * 0.01
-        if state.went_out >= 0:
-            obs[at["gone_out"] + (state.went_out - seat) % n] = 1.0
+        if self.contract:
+            down = at["gone_down"]
+            for p, turn in enumerate(state.down_turn):
+                if turn >= 0:
+                    obs[down + (p - seat) % n] = 1.0
+            sets, runs = self._contracts[state.round]
+            obs[at["contract"]: at["contract"] + 3] = (sets / 4, runs / 4, self._down_means_out[state.round])
+            if state.phase == Phase.GOING_DOWN:
+                sets, runs = state.contract_left
+                obs[at["contract_left"]: at["contract_left"] + 2] = (sets / 4, runs / 4)
+            obs[at["wilds_owed"]] = state.wilds_owed
+        else:
+            if state.went_out >= 0:
+                obs[at["gone_out"] + (state.went_out - seat) % n] = 1.0
+            wild_rank = self._wild_ranks[state.round]
+            if wild_rank is not None:
+                obs[at["wild_rank"] + wild_rank] = 1.0
         if state.phase != Phase.GAME_OVER:
             obs[at["to_act"] + (state.current - seat) % n] = 1.0
             obs[at["phase"] + int(state.phase)] = 1.0
         obs[at["dealer"] + (state.dealer - seat) % n] = 1.0
         obs[at["round"] + state.round] = 1.0
-        wild_rank = self._wild_ranks[state.round]
-        if wild_rank is not None:
-            obs[at["wild_rank"] + wild_rank] = 1.0
         obs[at["stock_size"]] = len(state.stock) * self._card_scale
         obs[at["turns"]] = state.turns * self._turn_scale
         return obs
+
+    def _slots(self, state: GameState, seat: int) -> bytearray:
+        n = self.num_players
+        out = bytearray()
+        for tm in state.table:
+            owner = bytearray(n)
+            owner[(tm.owner - seat) % n] = 1
+            out += owner + self._meld_code(tm)
+        out += bytes(self._slot_size * (self.num_slots - len(state.table)))
+        return out
+
+    def _meld_code(self, tm: TableMeld) -> bytes:
+        """A meld's slot features after the owner: kind, naturals, represented faces, set wilds."""
+        code = self._meld_codes.get(tm.meld)
+        if code is None:
+            cs = self.engine.card_set
+            meld, N = tm.meld, cs.num_naturals
+            kind = b"\x01\x00" if meld.kind == "set" else b"\x00\x01"
+            naturals, represents = bytearray(N), bytearray(N)
+            for f in meld.naturals:
+                naturals[f] += 1
+            set_wilds = 0
+            if meld.kind == "set":
+                set_wilds = meld.wilds
+            else:
+                for q in meld.wild_positions(cs.num_ranks):
+                    represents[cs.face(meld.suit, q % cs.num_ranks)] = 1
+            code = kind + naturals + represents + bytes([set_wilds])
+            if len(self._meld_codes) > 4096:
+                self._meld_codes.clear()
+            self._meld_codes[tm.meld] = code
+        return code

@@ -12,10 +12,37 @@ DEFAULT_MAX_TURNS_PER_ROUND = 400
 
 @dataclass(frozen=True)
 class RoundSpec:
-    """One round (deal): how many cards each player gets and which rank is wild."""
+    """One round (deal): the hand size, the wild rank, and the contract to go down with."""
 
     hand_size: int
     wild_rank: int | None = None
+    contract: tuple[int, int] | None = None
+    """``(sets, runs)`` of the contract, in games that go down."""
+    down_means_out: bool = False
+    """Going down must use every card in hand, with no final discard (Contract Rummy deal 7)."""
+
+
+@dataclass(frozen=True)
+class ContractPlay:
+    """How a contract game goes down, lays off and swaps wilds (absent: Three-Thirteen's
+    going out by showing the whole hand)."""
+
+    exact_contract: bool
+    """Going down lays exactly the contract's melds (else at least them)."""
+    melds_after_down: bool
+    """New melds of any kind may follow once down."""
+    swap_needs_earlier_down: bool
+    """Only a player who went down in an earlier turn may swap a wild out of a run."""
+    max_deep_draw: int
+    """Deepest discard that ``draw discard N`` may take (below 2: no deep draw)."""
+    max_table_melds: int
+    """Meld slots in the action space; no new meld is offered once all are taken."""
+    wild_penalty: int
+    """Penalty of a joker / Rook card left in hand."""
+    contract_runs_apart: bool = True
+    """Two runs of one suit laid in the same going down may not join up (be adjacent)."""
+    max_set_action_wilds: int = 2
+    """The most wilds a ``meld set`` action names (RULES.md, "Notation")."""
 
 
 @dataclass(frozen=True)
@@ -28,12 +55,14 @@ class GameRules:
     rounds: tuple[RoundSpec, ...]
     melds: MeldRules
     rank_penalties: tuple[int, ...]
-    """Penalty of an unmatched natural, by rank index; an unmatched wild-rank card scores
-    its own rank's value."""
+    """Penalty of an unmatched natural, by rank index; in Three-Thirteen an unmatched
+    wild-rank card scores its own rank's value."""
+    contract_play: ContractPlay | None = None
     max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND
 
     def __post_init__(self) -> None:
-        if not isinstance(self.max_turns_per_round, int) or self.max_turns_per_round < 1:
+        if isinstance(self.max_turns_per_round, bool) or not isinstance(self.max_turns_per_round, int) \
+                or self.max_turns_per_round < 1:
             raise ValueError(f"max_turns_per_round must be a positive integer, not {self.max_turns_per_round!r}")
         total = len(self.deck.cards())
         for number, spec in enumerate(self.rounds, start=1):
@@ -47,6 +76,18 @@ class GameRules:
     @property
     def num_rounds(self) -> int:
         return len(self.rounds)
+
+    @property
+    def num_wild_cards(self) -> int:
+        """Physical joker / Rook cards in the game."""
+        return self.deck.num_jokers if self.deck.kind == "standard" else self.deck.num_decks
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise ValueError(f"{name} must be an integer {bound}, not {value!r}")
+    return value
 
 
 def _check_players(game: str, num_players: object, low: int, high: int) -> int:
@@ -72,5 +113,57 @@ def three_thirteen(
         rounds=tuple(RoundSpec(hand_size=r + 2, wild_rank=r + 1) for r in range(1, 12)),
         melds=MeldRules(all_wild_melds=True),
         rank_penalties=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10),
+        max_turns_per_round=max_turns_per_round,
+    )
+
+
+CONTRACT_RUMMY_DEALS = (
+    (10, (2, 0)),
+    (10, (1, 1)),
+    (10, (0, 2)),
+    (10, (3, 0)),
+    (12, (2, 1)),
+    (12, (1, 2)),
+    (12, (0, 3)),
+)
+"""Contract Rummy's deals: cards each, and the contract as ``(sets, runs)``."""
+
+
+def contract_rummy(
+    num_players: int = 4,
+    num_decks: int | None = None,
+    num_jokers: int | None = None,
+    max_deep_draw: int = 20,
+    max_table_melds: int | None = None,
+    max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND,
+) -> GameRules:
+    """Contract Rummy: 7 deals, each with a contract of sets and runs to go down with."""
+    num_players = _check_players("contract_rummy", num_players, 3, 8)
+    default_decks = 1 if num_players <= 4 else 2  # and as many jokers (RULES.md, "Cards")
+    num_decks = default_decks if num_decks is None else _check_int("num_decks", num_decks, 1, 8)
+    num_jokers = default_decks if num_jokers is None else _check_int("num_jokers", num_jokers, 0, 8)
+    max_deep_draw = _check_int("max_deep_draw", max_deep_draw, 1)
+    # Exactly the contract and no melds after going down: at most 3 melds per player.
+    max_table_melds = 3 * num_players if max_table_melds is None else _check_int("max_table_melds", max_table_melds, 1)
+    last = len(CONTRACT_RUMMY_DEALS) - 1
+    return GameRules(
+        game="contract_rummy",
+        num_players=num_players,
+        deck=DeckSpec("standard", num_decks, num_jokers),
+        rounds=tuple(
+            RoundSpec(hand_size=size, contract=contract, down_means_out=(k == last))
+            for k, (size, contract) in enumerate(CONTRACT_RUMMY_DEALS)
+        ),
+        melds=MeldRules(set_max=4, set_distinct_suits=True, ace_high=True),
+        # A 15, 2..10 face value, J Q K 10
+        rank_penalties=(15, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10),
+        contract_play=ContractPlay(
+            exact_contract=True,
+            melds_after_down=False,
+            swap_needs_earlier_down=True,
+            max_deep_draw=max_deep_draw,
+            max_table_melds=max_table_melds,
+            wild_penalty=15,
+        ),
         max_turns_per_round=max_turns_per_round,
     )

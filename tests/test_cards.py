@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from rummy_env.actions import ActionKind, ActionLayout
+from rummy_env.rules import three_thirteen
 from rummy_env.cards import DeckSpec
 
 
@@ -68,11 +69,11 @@ def test_bad_deck_spec_is_rejected(kwargs):
 
 
 def test_action_layout_is_a_bijection():
-    layout = ActionLayout(DeckSpec("standard", 2, 0).card_set)
+    layout = ActionLayout(three_thirteen(3))
     assert layout.size == 2 + 52 + 52
     texts = [layout.text(a) for a in range(layout.size)]
     assert texts[:3] == ["draw stock", "draw discard", "discard AC"]
-    assert texts[layout.go_out_base] == "go out AC"
+    assert texts[layout.start("go_out")] == "go out AC"
     assert [layout.parse(t) for t in texts] == list(range(layout.size))
     assert layout.decode(layout.go_out(layout.card_set.parse("7H"))) == (ActionKind.GO_OUT, 19 + 13)
     assert layout.parse("  Go  Out 10h ") == layout.parse("go out TH")

@@ -587,7 +587,7 @@ def test_stock_reshuffle_all_discards_but_top():
     assert d["stock_size"] == 24
     stock = [env.unwrapped.engine.card_set.format(f) for f in env.unwrapped.game_state.stock]
     assert Counter(stock + [drawn]) == Counter(old[:-1])
-    assert d["round"] == 11 and d["phase"] == "discard"
+    assert d["round"] == 11 and d["phase"] == "play"
     # shuffled with the seeded RNG: same seed, same order; another seed, another order
     again = exhausted_stock_env(seed=1)
     play(again, "draw stock")
@@ -639,7 +639,7 @@ def test_turn_cap_ends_round_dead_and_scores_hands():
     d = desc(env)
     assert (d["round"], d["turns"], d["current"]) == (1, 2, P(0))
     play(env, "draw stock")  # the third turn has started; the round ends when it ends
-    assert (desc(env)["round"], desc(env)["turns"], desc(env)["phase"]) == (1, 3, "discard")
+    assert (desc(env)["round"], desc(env)["turns"], desc(env)["phase"]) == (1, 3, "play")
     play(env, "discard QD")
     d = desc(env)
     assert d["round_penalties"] == [{P(0): 15, P(1): 0, P(2): 16}]
