@@ -11,6 +11,7 @@ Seats are 0..n-1 and play moves left, from seat ``i`` to ``(i + 1) % n``.
 from __future__ import annotations
 
 import copy
+import itertools
 import operator
 import random
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from .melds import Meld, MeldSolver
 from .rules import GameRules
 
 _SEARCH_MEMO_LIMIT = 1 << 16
+_TABLE_STAMPS = itertools.count(1)
 
 
 class Phase(IntEnum):
@@ -73,6 +75,8 @@ class GameState:
     table: list[TableMeld]
     """Melds in slot order (placed this round)."""
     scores: list[int]
+    table_stamp: int = 0
+    """Changes whenever ``table`` does (unique across states): the observer caches by it."""
     round_penalties: list[list[int]] = field(default_factory=list)
     taken_face: int = -1
     """Face taken from the top of the discard pile this turn and not yet played, or -1."""
@@ -250,6 +254,7 @@ class Engine:
         state.discard_counts[deck[dealt]] = 1
         state.stock = deck[:dealt:-1]  # reversed: the next card to draw is last
         state.table = []
+        state.table_stamp = next(_TABLE_STAMPS)
         state.taken_face = -1
         state.went_out = -1
         state.last_turns_left = 0
@@ -526,25 +531,20 @@ class Engine:
             return smallest[0]
 
         actions = []
-        if down:
-            placeable = self._placeable_when_down(state.table)
-        else:
-            table_ranks = {tm.meld.rank for tm in state.table if tm.meld.kind == "set"}
-            table_suits = {tm.meld.suit for tm in state.table if tm.meld.kind == "run"}
-        counts, w = list(naturals), wilds  # the hand plus the cards above the depth
+        # a player down before this turn may swap wilds off the table to fill gaps
+        may_swap = down or not self.play.swap_needs_earlier_down
+        pool = _CardPool(self, naturals, wilds, state.table, may_swap)
+        sets_wanted, runs_wanted = could_make
         for depth in range(1, deepest + 1):
             face = state.discard[-depth]
-            if face == self._wild_card:
-                w += 1
-            else:
-                counts[face] += 1
+            pool.add(face)  # the pool: the hand and the cards down to this depth
             if depth < 2:
                 continue
             if down:
-                if face not in placeable:
+                if not pool.could_lay_off(face):
                     continue
             else:
-                if not self._could_meld(face, counts, w, table_ranks, table_suits, *could_make):
+                if not pool.could_meld(face, sets_wanted, runs_wanted):
                     continue
                 if not spec.down_means_out and depth < contract_depth():
                     continue
@@ -564,35 +564,6 @@ class Engine:
             else:
                 counts[f] += 1
         return counts, wilds
-
-    def _could_meld(
-        self, face: int, counts: Sequence[int], wilds: int, table_ranks: set[int], table_suits: set[int],
-        sets: int, runs: int,
-    ) -> bool:
-        """A fast necessary condition for a player not yet down to put ``face`` on the
-        table this turn, with a contract of ``sets`` sets and ``runs`` runs: it is a wild,
-        or a set (if the contract has one) or a run (likewise) of the cards contains it, or
-        a meld on the table, or one of the contract's, may take it as a lay-off."""
-        if face == self._wild_card:
-            return True
-        cs, mr, R = self.card_set, self.rules.melds, self._R
-        rank, suit = face % R, face // R
-        if rank in table_ranks or suit in table_suits:
-            return True
-        if sets:
-            same = [counts[s * R + rank] for s in range(cs.num_suits)]
-            if (len(same) - same.count(0) if mr.set_distinct_suits else sum(same)) + wilds >= mr.set_min:
-                return True
-        if not runs:
-            return False
-        # a run through the face: then some shortest run window through it fills too
-        top, base, run_min = self._top, suit * R, mr.run_min
-        for position in ((0, R) if rank == 0 and top == R else (rank,)):
-            for low in range(max(0, position - run_min + 1), min(position, top - run_min + 1) + 1):
-                missing = sum(1 for q in range(low, low + run_min) if not counts[base + q % R])
-                if missing <= wilds and not (low == 0 and low + run_min > R):
-                    return True
-        return False
 
     # ------------------------------------------------------------------ the turn search
     def _scratch(self, state: GameState) -> GameState:
@@ -817,6 +788,7 @@ class Engine:
             cards = meld.naturals + tuple(wild_cards[: meld.wilds])
             del wild_cards[: meld.wilds]
             state.table.append(TableMeld(p, meld, cards))
+        state.table_stamp = next(_TABLE_STAMPS)
         state.known[p] = bytearray(len(hand))
         state.hands[p] = bytearray(len(hand))
         state.hand_sizes[p] = 0
@@ -840,6 +812,7 @@ class Engine:
     def _play_move(self, state: GameState, kind: ActionKind, arg: Any) -> None:
         """A meld, lay-off or swap, without ending the round (the caller does that)."""
         p, wild = state.current, self._wild_card
+        state.table_stamp = next(_TABLE_STAMPS)
         if kind == ActionKind.MELD_SET or kind == ActionKind.MELD_RUN:
             if kind == ActionKind.MELD_SET:
                 meld = Meld("set", arg.naturals, arg.wilds, rank=arg.rank)
@@ -938,6 +911,92 @@ class Engine:
         """Seats with the lowest cumulative score (ties share the win)."""
         best = min(state.scores)
         return [p for p, s in enumerate(state.scores) if s == best]
+
+
+class _CardPool:
+    """A growing pool of cards (a hand plus the discards down to some depth) that answers
+    in constant time fast necessary conditions for putting one of its cards on the table
+    this turn: it is a wild; or a set or a run of the pool could hold it (going down); or
+    it fits a set on the table, or the end of a run of its suit once the pool's cards and
+    wilds (and, for a player who may swap, every wild in a run on the table) fill the gap
+    to it (a lay-off after other lay-offs)."""
+
+    def __init__(
+        self, engine: Engine, naturals: list[int], wilds: int, table: Sequence[TableMeld], may_swap: bool
+    ) -> None:
+        cs, mr = engine.card_set, engine.rules.melds
+        self.R, self.top, self.wild = engine._R, engine._top, engine._wild_card
+        self.set_min, self.run_min, self.distinct = mr.set_min, mr.run_min, mr.set_distinct_suits
+        self.ace_high = self.top == self.R
+        self.wilds = wilds
+        R = self.R
+        rows = [naturals[s * R:(s + 1) * R] for s in range(cs.num_suits)]
+        # per rank, the distinct suits (or the cards) held; per suit, a bit per run position held
+        if self.distinct:
+            self.same_rank = [sum(1 for k in column if k) for column in zip(*rows)]
+        else:
+            self.same_rank = [sum(column) for column in zip(*rows)]
+        self.positions = [sum(1 << q for q, k in enumerate(row) if k) for row in rows]
+        if self.ace_high:
+            self.positions = [bits | (bits & 1) << R for bits in self.positions]
+        self.fits_a_set = {f for tm in table if tm.meld.kind == "set" for f in engine._fitting_faces(tm.meld)}
+        self.runs: list[list[tuple[int, int]]] = [[] for _ in range(cs.num_suits)]
+        self.swappable = 0
+        for tm in table:
+            if tm.meld.kind == "run":
+                self.runs[tm.meld.suit].append((tm.meld.low, tm.meld.high))
+                self.swappable += tm.meld.wilds if may_swap else 0
+
+    def _count(self, face: int) -> None:
+        rank, suit = face % self.R, face // self.R
+        if not self.distinct or not self.positions[suit] >> rank & 1:
+            self.same_rank[rank] += 1
+        self.positions[suit] |= 1 << rank
+        if rank == 0 and self.ace_high:
+            self.positions[suit] |= 1 << self.R
+
+    def add(self, face: int) -> None:
+        if face == self.wild:
+            self.wilds += 1
+        else:
+            self._count(face)
+
+    def _positions(self, face: int) -> tuple[int, ...]:
+        rank = face % self.R
+        return (0, self.R) if rank == 0 and self.ace_high else (rank,)
+
+    def could_lay_off(self, face: int) -> bool:
+        if face == self.wild or face in self.fits_a_set:
+            return True
+        held = self.positions[face // self.R]
+        for low, high in self.runs[face // self.R]:
+            for q in self._positions(face):
+                if q > high:
+                    gap = range(high + 1, q)
+                elif q < low:
+                    gap = range(q + 1, low)
+                else:
+                    continue
+                missing = sum(1 for g in gap if not held >> g & 1)
+                if missing <= self.wilds + self.swappable:
+                    return True
+        return False
+
+    def could_meld(self, face: int, sets: int, runs: int) -> bool:
+        """Going down with a contract of ``sets`` sets and ``runs`` runs, then laying off."""
+        if self.could_lay_off(face):
+            return True
+        rank, suit = face % self.R, face // self.R
+        if sets and self.same_rank[rank] + self.wilds >= self.set_min:
+            return True
+        if runs:
+            # a run through the face: then some shortest run window through it fills too
+            run_min, held, window = self.run_min, self.positions[suit], (1 << self.run_min) - 1
+            for position in self._positions(face):
+                for low in range(max(0, position - run_min + 1), min(position, self.top - run_min + 1) + 1):
+                    if (held >> low & window).bit_count() + self.wilds >= run_min:
+                        return True
+        return False
 
 
 def _replace_one(cards: tuple[int, ...], old: int, new: int) -> tuple[int, ...]:

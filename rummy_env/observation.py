@@ -102,6 +102,7 @@ class Observer:
         self._contracts = [r.contract or (0, 0) for r in rules.rounds]
         self._down_means_out = [r.down_means_out for r in rules.rounds]
         self._meld_codes: dict = {}
+        self._table_cache: dict[tuple[int, int], tuple[bytes, bytes]] = {}
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
         n, faces, at = self.num_players, self.num_faces, self._starts
@@ -111,10 +112,7 @@ class Observer:
         block = state.hands[seat] + top + state.discard_counts
         for rel in range(1, n):
             block += state.known[(seat + rel) % n]
-        table = bytearray(faces)
-        for tm in state.table:
-            for f in tm.cards:
-                table[f] += 1
+        table, slots = self._table_parts(state, seat)
         taken = bytearray(faces)
         if state.taken_face >= 0:
             taken[state.taken_face] = 1
@@ -123,7 +121,7 @@ class Observer:
             must = bytearray(faces)
             if state.must_place >= 0:
                 must[state.must_place] = 1
-            block += must + self._slots(state, seat)
+            block += must + slots
         obs = np.zeros(self.size, dtype=np.float32)
         obs[: self._bytes_size] = np.frombuffer(block, np.uint8)
         hand_sizes, scores = at["hand_sizes"], at["scores"]
@@ -157,15 +155,29 @@ class Observer:
         obs[at["turns"]] = state.turns * self._turn_scale
         return obs
 
-    def _slots(self, state: GameState, seat: int) -> bytearray:
+    def _table_parts(self, state: GameState, seat: int) -> tuple[bytes, bytes]:
+        """The ``table`` and ``table_slots`` parts, cached by the table's stamp: the table
+        changes on few steps."""
+        key = (state.table_stamp, seat)
+        hit = self._table_cache.get(key)
+        if hit is not None:
+            return hit
         n = self.num_players
-        out = bytearray()
+        table = bytearray(self.num_faces)
         for tm in state.table:
-            owner = bytearray(n)
-            owner[(tm.owner - seat) % n] = 1
-            out += owner + self._meld_code(tm)
-        out += bytes(self._slot_size * (self.num_slots - len(state.table)))
-        return out
+            for f in tm.cards:
+                table[f] += 1
+        slots = bytearray()
+        if self.contract:
+            for tm in state.table:
+                owner = bytearray(n)
+                owner[(tm.owner - seat) % n] = 1
+                slots += owner + self._meld_code(tm)
+            slots += bytes(self._slot_size * (self.num_slots - len(state.table)))
+        if len(self._table_cache) > 64:
+            self._table_cache.clear()
+        self._table_cache[key] = (bytes(table), bytes(slots))
+        return self._table_cache[key]
 
     def _meld_code(self, tm: TableMeld) -> bytes:
         """A meld's slot features after the owner: kind, naturals, represented faces, set wilds."""

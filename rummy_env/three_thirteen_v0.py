@@ -72,7 +72,7 @@ the observer first, then the players to its left in order. Only `hand` is privat
 | dealer         | n         | one-hot dealer                                           |
 | round          | 11        | one-hot round                                            |
 | wild_rank      | 13        | one-hot wild rank                                        |
-| phase          | 2         | one-hot: draw, discard                                   |
+| phase          | 2         | one-hot: draw, play (discard or go out)                  |
 | stock_size     | 1         | stock size / cards in the game                           |
 | turns          | 1         | turns this round / max_turns_per_round                   |
 
