@@ -341,7 +341,9 @@ class Engine:
 
     def _play_legal(self, state: GameState) -> list[int]:
         actions = []
-        if state.phase == Phase.PLAY and state.must_place < 0 and state.wilds_owed == 0:
+        if state.phase == Phase.PLAY and state.must_place < 0 and state.wilds_owed == 0 and not (
+            self.rules.rounds[state.round].down_means_out and self.is_down(state, state.current)
+        ):
             actions = [self.layout.discard(f) for f in self._discardable(state)]
         for action in self._play_moves(state):
             if self._finishable(self._after(state, action)):
@@ -370,6 +372,8 @@ class Engine:
             if not check(naturals, wilds, sets, runs):
                 return []
             return self._meld_moves(state, hand, sets > 0, runs > 0)
+        if spec.down_means_out:
+            return []  # going down had to use every card: nothing may follow it
         moves = []
         if play.melds_after_down and room:
             moves += self._meld_moves(state, hand, True, True)
