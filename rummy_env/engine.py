@@ -831,9 +831,12 @@ class Engine:
         elif kind == ActionKind.LAY_OFF:
             face, slot = arg
             tm = state.table[slot]
-            self._to_table(state, face)
+            # Each obligation takes its own card: a wild laid off while a swapped wild is
+            # owed is that wild, not the deep-drawn one.
+            owed_wild = face == wild and state.wilds_owed > 0
+            self._to_table(state, face, placing=not owed_wild)
             state.table[slot] = TableMeld(tm.owner, self._lay_off_place(tm.meld, face), tm.cards + (face,))
-            if face == wild and state.wilds_owed:
+            if owed_wild:
                 state.wilds_owed -= 1
         else:  # SWAP
             face, slot = arg
