@@ -534,6 +534,10 @@ class Engine:
                 smallest.append(low)
             return smallest[0]
 
+        if not down and not spec.down_means_out:
+            counts, w = self._with_cards(naturals, wilds, state.discard[-deepest:])
+            if not self.solver.can_make_contract(counts, w, *spec.contract):
+                return []  # not even every card down to the deepest makes the contract
         actions = []
         # a player down before this turn may swap wilds off the table to fill gaps
         may_swap = down or not self.play.swap_needs_earlier_down
@@ -573,7 +577,8 @@ class Engine:
     def _scratch(self, state: GameState) -> GameState:
         """A copy for looking ahead within the current player's turn: it copies what the
         turn's own moves change (the player's hand, the table, the obligations)."""
-        s = copy.copy(state)
+        s = GameState.__new__(GameState)  # a shallow copy, cheaper than copy.copy
+        s.__dict__.update(state.__dict__)
         p = state.current
         s.hands = list(state.hands)
         s.hands[p] = bytearray(state.hands[p])
@@ -926,26 +931,31 @@ class _CardPool:
     this turn: it is a wild; or a set or a run of the pool could hold it (going down); or
     it fits a set on the table, or the end of a run of its suit once the pool's cards and
     wilds (and, for a player who may swap, every wild in a run on the table) fill the gap
-    to it (a lay-off after other lay-offs)."""
+    to it (a lay-off after other lay-offs).
+
+    Run positions held are kept per suit as an int with one byte per position (0 or 1),
+    built from the hand's counts in C: a window's popcount counts the positions held.
+    """
 
     def __init__(
         self, engine: Engine, naturals: list[int], wilds: int, table: Sequence[TableMeld], may_swap: bool
     ) -> None:
         cs, mr = engine.card_set, engine.rules.melds
-        self.R, self.top, self.wild = engine._R, engine._top, engine._wild_card
+        R = self.R = engine._R
+        self.top, self.wild = engine._top, engine._wild_card
         self.set_min, self.run_min, self.distinct = mr.set_min, mr.run_min, mr.set_distinct_suits
-        self.ace_high = self.top == self.R
+        self.ace_high = self.top == R
         self.wilds = wilds
-        R = self.R
         rows = [naturals[s * R:(s + 1) * R] for s in range(cs.num_suits)]
-        # per rank, the distinct suits (or the cards) held; per suit, a bit per run position held
+        # per rank, the distinct suits (or the cards) held
         if self.distinct:
-            self.same_rank = [sum(1 for k in column if k) for column in zip(*rows)]
+            self.same_rank = [sum(map(bool, column)) for column in zip(*rows)]
         else:
             self.same_rank = [sum(column) for column in zip(*rows)]
-        self.positions = [sum(1 << q for q, k in enumerate(row) if k) for row in rows]
+        self.positions = [int.from_bytes(bytes(map(bool, row)), "little") for row in rows]
         if self.ace_high:
-            self.positions = [bits | (bits & 1) << R for bits in self.positions]
+            self.positions = [held | (held & 1) << (8 * R) for held in self.positions]
+        self.window = int.from_bytes(bytes([1] * self.run_min), "little")
         self.fits_a_set = {f for tm in table if tm.meld.kind == "set" for f in engine._fitting_faces(tm.meld)}
         self.runs: list[list[tuple[int, int]]] = [[] for _ in range(cs.num_suits)]
         self.swappable = 0
@@ -954,19 +964,18 @@ class _CardPool:
                 self.runs[tm.meld.suit].append((tm.meld.low, tm.meld.high))
                 self.swappable += tm.meld.wilds if may_swap else 0
 
-    def _count(self, face: int) -> None:
-        rank, suit = face % self.R, face // self.R
-        if not self.distinct or not self.positions[suit] >> rank & 1:
-            self.same_rank[rank] += 1
-        self.positions[suit] |= 1 << rank
-        if rank == 0 and self.ace_high:
-            self.positions[suit] |= 1 << self.R
-
     def add(self, face: int) -> None:
         if face == self.wild:
             self.wilds += 1
-        else:
-            self._count(face)
+            return
+        rank, suit = face % self.R, face // self.R
+        held = self.positions[suit]
+        if not self.distinct or not held >> (8 * rank) & 1:
+            self.same_rank[rank] += 1
+        held |= 1 << (8 * rank)
+        if rank == 0 and self.ace_high:
+            held |= 1 << (8 * self.R)
+        self.positions[suit] = held
 
     def _positions(self, face: int) -> tuple[int, ...]:
         rank = face % self.R
@@ -979,13 +988,16 @@ class _CardPool:
         for low, high in self.runs[face // self.R]:
             for q in self._positions(face):
                 if q > high:
-                    gap = range(high + 1, q)
+                    first, last = high + 1, q - 1
                 elif q < low:
-                    gap = range(q + 1, low)
+                    first, last = q + 1, low - 1
                 else:
                     continue
-                missing = sum(1 for g in gap if not held >> g & 1)
-                if missing <= self.wilds + self.swappable:
+                gap = last - first + 1
+                if gap <= 0:
+                    return True
+                have = (held >> (8 * first) & int.from_bytes(bytes([1] * gap), "little")).bit_count()
+                if gap - have <= self.wilds + self.swappable:
                     return True
         return False
 
@@ -998,10 +1010,11 @@ class _CardPool:
             return True
         if runs:
             # a run through the face: then some shortest run window through it fills too
-            run_min, held, window = self.run_min, self.positions[suit], (1 << self.run_min) - 1
+            run_min, held, window = self.run_min, self.positions[suit], self.window
+            need = run_min - self.wilds
             for position in self._positions(face):
                 for low in range(max(0, position - run_min + 1), min(position, self.top - run_min + 1) + 1):
-                    if (held >> low & window).bit_count() + self.wilds >= run_min:
+                    if (held >> (8 * low) & window).bit_count() >= need:
                         return True
         return False
 

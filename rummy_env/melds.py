@@ -551,32 +551,24 @@ class MeldSolver:
             possible = 0
             for column in zip(*rows):  # one rank: the copies of each suit
                 held = sum(column)
-                if not held:
-                    continue
-                kinds = sum(1 for k in column if k) if r.set_distinct_suits else held
-                if kinds + wilds >= r.set_min:
-                    possible += min(held, (held + wilds) // r.set_min)
+                if held:
+                    kinds = sum(map(bool, column)) if r.set_distinct_suits else held
+                    if kinds + wilds >= r.set_min:
+                        possible += min(held, (held + wilds) // r.set_min)
             if possible < sets:
                 return False
         if runs:
             possible = 0
-            need = r.run_min - wilds
+            need, run_min = r.run_min - wilds, r.run_min
             for row in rows:
                 held = sum(row)
                 if not held:
                     continue
-                present = [1 if k else 0 for k in row]
+                present = list(map(bool, row))
                 if r.ace_high:
                     present.append(present[0])
-                window = sum(present[: r.run_min])
-                fits = window >= need
-                for q in range(r.run_min, len(present)):
-                    if fits:
-                        break
-                    window += present[q] - present[q - r.run_min]
-                    fits = window >= need
-                if fits:
-                    possible += (held + wilds) // r.run_min
+                if any(sum(present[q:q + run_min]) >= need for q in range(len(present) - run_min + 1)):
+                    possible += (held + wilds) // run_min
             if possible < runs:
                 return False
         return True
@@ -671,8 +663,6 @@ def _encode_cards(cards: Sequence[int]) -> int:
 
 
 def _encode(counts: Sequence[int]) -> int:
-    code = 0
-    for f, k in enumerate(counts):
-        if k:
-            code += k << (_BITS * f)
-    return code
+    # one hex digit per face (counts stay below 16), built in C: the bytes' hex has "0k"
+    # per face, and every second digit is k
+    return int(bytes(counts[::-1]).hex()[1::2] or "0", 16)

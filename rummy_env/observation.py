@@ -97,7 +97,7 @@ class Observer:
             start += part.size
         self.size = start
         self._bytes_size = sum(p.size for p in byte_parts)
-        self._starts = {name: sl.start for name, sl in self.offsets.items()}
+        self._tail_starts = {p.name: self.offsets[p.name].start - self._bytes_size for p in float_parts}
         self._wild_ranks = [r.wild_rank for r in rules.rounds]
         self._contracts = [r.contract or (0, 0) for r in rules.rounds]
         self._down_means_out = [r.down_means_out for r in rules.rounds]
@@ -105,7 +105,7 @@ class Observer:
         self._table_cache: dict[tuple[int, int], tuple[bytes, bytes]] = {}
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
-        n, faces, at = self.num_players, self.num_faces, self._starts
+        n, faces = self.num_players, self.num_faces
         top = bytearray(faces * self.depth)
         for d, face in enumerate(reversed(state.discard[-self.depth:])):
             top[d * faces + face] = 1
@@ -122,37 +122,42 @@ class Observer:
             if state.must_place >= 0:
                 must[state.must_place] = 1
             block += must + slots
-        obs = np.zeros(self.size, dtype=np.float32)
-        obs[: self._bytes_size] = np.frombuffer(block, np.uint8)
+        # The scalar parts go into a list written once: numpy item writes cost more.
+        tail, at = [0.0] * (self.size - self._bytes_size), self._tail_starts
         hand_sizes, scores = at["hand_sizes"], at["scores"]
         for rel in range(n):
             p = (seat + rel) % n
-            obs[hand_sizes + rel] = state.hand_sizes[p] * self._hand_scale
-            obs[scores + rel] = state.scores[p] * 0.01
+            tail[hand_sizes + rel] = state.hand_sizes[p] * self._hand_scale
+            tail[scores + rel] = state.scores[p] * 0.01
         if self.contract:
             down = at["gone_down"]
             for p, turn in enumerate(state.down_turn):
                 if turn >= 0:
-                    obs[down + (p - seat) % n] = 1.0
+                    tail[down + (p - seat) % n] = 1.0
             sets, runs = self._contracts[state.round]
-            obs[at["contract"]: at["contract"] + 3] = (sets / 4, runs / 4, self._down_means_out[state.round])
+            k = at["contract"]
+            tail[k:k + 3] = (sets / 4, runs / 4, float(self._down_means_out[state.round]))
             if state.phase == Phase.GOING_DOWN:
                 sets, runs = state.contract_left
-                obs[at["contract_left"]: at["contract_left"] + 2] = (sets / 4, runs / 4)
-            obs[at["wilds_owed"]] = state.wilds_owed
+                k = at["contract_left"]
+                tail[k:k + 2] = (sets / 4, runs / 4)
+            tail[at["wilds_owed"]] = float(state.wilds_owed)
         else:
             if state.went_out >= 0:
-                obs[at["gone_out"] + (state.went_out - seat) % n] = 1.0
+                tail[at["gone_out"] + (state.went_out - seat) % n] = 1.0
             wild_rank = self._wild_ranks[state.round]
             if wild_rank is not None:
-                obs[at["wild_rank"] + wild_rank] = 1.0
+                tail[at["wild_rank"] + wild_rank] = 1.0
         if state.phase != Phase.GAME_OVER:
-            obs[at["to_act"] + (state.current - seat) % n] = 1.0
-            obs[at["phase"] + int(state.phase)] = 1.0
-        obs[at["dealer"] + (state.dealer - seat) % n] = 1.0
-        obs[at["round"] + state.round] = 1.0
-        obs[at["stock_size"]] = len(state.stock) * self._card_scale
-        obs[at["turns"]] = state.turns * self._turn_scale
+            tail[at["to_act"] + (state.current - seat) % n] = 1.0
+            tail[at["phase"] + int(state.phase)] = 1.0
+        tail[at["dealer"] + (state.dealer - seat) % n] = 1.0
+        tail[at["round"] + state.round] = 1.0
+        tail[at["stock_size"]] = len(state.stock) * self._card_scale
+        tail[at["turns"]] = state.turns * self._turn_scale
+        obs = np.empty(self.size, dtype=np.float32)
+        obs[: self._bytes_size] = np.frombuffer(block, np.uint8)
+        obs[self._bytes_size:] = tail
         return obs
 
     def _table_parts(self, state: GameState, seat: int) -> tuple[bytes, bytes]:
