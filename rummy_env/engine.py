@@ -162,6 +162,7 @@ class Engine:
                 for rank in range(R)
             ]
         self._fits_memo: dict[Meld, tuple[int, ...]] = {}
+        self._table_facts_cache: dict[int, tuple] = {}
 
     # ------------------------------------------------------------------ set-up
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
@@ -344,7 +345,8 @@ class Engine:
         if state.phase == Phase.PLAY and state.must_place < 0 and state.wilds_owed == 0 and not (
             self.rules.rounds[state.round].down_means_out and self.is_down(state, state.current)
         ):
-            actions = [self.layout.discard(f) for f in self._discardable(state)]
+            start = self.layout.blocks["discard"].start
+            actions = [start + f for f in self._discardable(state)]
         for action in self._play_moves(state):
             if self._finishable(self._after(state, action)):
                 actions.append(action)
@@ -541,7 +543,7 @@ class Engine:
         actions = []
         # a player down before this turn may swap wilds off the table to fill gaps
         may_swap = down or not self.play.swap_needs_earlier_down
-        pool = _CardPool(self, naturals, wilds, state.table, may_swap)
+        pool = _CardPool(self, naturals, wilds, state.table, state.table_stamp, may_swap)
         sets_wanted, runs_wanted = could_make
         for depth in range(1, deepest + 1):
             face = state.discard[-depth]
@@ -617,6 +619,8 @@ class Engine:
         if self._turn_done(state):
             return True
         p = state.current
+        if self._plain_going_down(state):
+            return self._obligations_possible(state)
         key = (
             state.round, state.phase, bytes(state.hands[p]), tuple(tm.meld for tm in state.table),
             state.down_turn[p] < 0, state.down_turn[p] == state.turns, state.contract_left,
@@ -633,6 +637,36 @@ class Engine:
         )
         memo[key] = result
         return result
+
+    def _plain_going_down(self, state: GameState) -> bool:
+        """A going down, in progress or forced by a deep draw, that the meld solver decides
+        exactly (``_obligations_possible``), with no search: at most one run in the
+        contract (so the rule keeping runs apart cannot bite), slots for the rest, no wild
+        owed, not deal 7's every-card rule, no way to be left holding only the card just
+        taken (a going down that leaves other cards ends with a legal discard), and a
+        deep-drawn natural, if any, with no meld on the table of its rank or suit (so it
+        can only reach the table in one of the contract's melds)."""
+        p = state.current
+        if state.phase == Phase.GOING_DOWN:
+            sets, runs = state.contract_left
+        elif state.phase == Phase.PLAY and state.must_place >= 0 and not self.is_down(state, p):
+            sets, runs = self.rules.rounds[state.round].contract
+        else:
+            return False
+        spec = self.rules.rounds[state.round]
+        if state.wilds_owed or spec.down_means_out or (spec.contract[1] > 1 and self.play.contract_runs_apart):
+            return False
+        if len(state.table) + sets + runs > self.play.max_table_melds:
+            return False
+        must = state.must_place
+        if must >= 0:
+            if must == self._wild_card:
+                return False
+            R = self._R
+            if any((tm.meld.kind == "set" and tm.meld.rank == must % R)
+                   or (tm.meld.kind == "run" and tm.meld.suit == must // R) for tm in state.table):
+                return False
+        return state.taken_face < 0 or state.hands[p][state.taken_face] != 1
 
     def _search_order(self, state: GameState, moves: list[int]) -> list[int]:
         """Moves that play the card that must be placed first: they finish most searches."""
@@ -685,6 +719,25 @@ class Engine:
             if (m.kind == "set" and m.rank == must % R) or (m.kind == "run" and m.suit == must // R):
                 return True
         return self.solver.can_make_contract_with(naturals, wilds, sets, runs, must)
+
+    def _table_facts(
+        self, stamp: int, table: Sequence[TableMeld]
+    ) -> tuple[frozenset[int], list[list[tuple[int, int]]], int]:
+        """The faces that fit a set on the table, each suit's runs ``(low, high)``, and the
+        wilds in runs; cached by the table's stamp (the table changes on few steps)."""
+        hit = self._table_facts_cache.get(stamp)
+        if hit is None:
+            fits = frozenset(f for tm in table if tm.meld.kind == "set" for f in self._fitting_faces(tm.meld))
+            runs: list[list[tuple[int, int]]] = [[] for _ in range(self.card_set.num_suits)]
+            wilds = 0
+            for tm in table:
+                if tm.meld.kind == "run":
+                    runs[tm.meld.suit].append((tm.meld.low, tm.meld.high))
+                    wilds += tm.meld.wilds
+            if len(self._table_facts_cache) > 256:
+                self._table_facts_cache.clear()
+            hit = self._table_facts_cache[stamp] = (fits, runs, wilds)
+        return hit
 
     def _placeable_when_down(self, table: Sequence[TableMeld]) -> set[int]:
         """Faces a player already down could lay off this turn, at best: those that fit a
@@ -938,7 +991,8 @@ class _CardPool:
     """
 
     def __init__(
-        self, engine: Engine, naturals: list[int], wilds: int, table: Sequence[TableMeld], may_swap: bool
+        self, engine: Engine, naturals: list[int], wilds: int, table: Sequence[TableMeld], table_stamp: int,
+        may_swap: bool,
     ) -> None:
         cs, mr = engine.card_set, engine.rules.melds
         R = self.R = engine._R
@@ -952,17 +1006,12 @@ class _CardPool:
             self.same_rank = [sum(map(bool, column)) for column in zip(*rows)]
         else:
             self.same_rank = [sum(column) for column in zip(*rows)]
+        self.fits_a_set, self.runs, wilds_in_runs = engine._table_facts(table_stamp, table)
+        self.swappable = wilds_in_runs if may_swap else 0
+        self.window = int.from_bytes(bytes([1] * self.run_min), "little")
         self.positions = [int.from_bytes(bytes(map(bool, row)), "little") for row in rows]
         if self.ace_high:
             self.positions = [held | (held & 1) << (8 * R) for held in self.positions]
-        self.window = int.from_bytes(bytes([1] * self.run_min), "little")
-        self.fits_a_set = {f for tm in table if tm.meld.kind == "set" for f in engine._fitting_faces(tm.meld)}
-        self.runs: list[list[tuple[int, int]]] = [[] for _ in range(cs.num_suits)]
-        self.swappable = 0
-        for tm in table:
-            if tm.meld.kind == "run":
-                self.runs[tm.meld.suit].append((tm.meld.low, tm.meld.high))
-                self.swappable += tm.meld.wilds if may_swap else 0
 
     def add(self, face: int) -> None:
         if face == self.wild:

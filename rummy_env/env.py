@@ -101,9 +101,11 @@ class RummyEnv(AECEnv):
         cached = self._obs_cache.get(agent)
         if cached is None:
             state, seat = self._require_state(), self._seat[agent]
-            mask = np.zeros(self.layout.size, dtype=np.int8)
+            flags = bytearray(self.layout.size)  # filled as bytes: cheaper than numpy indexing
             if state.phase != Phase.GAME_OVER and state.current == seat:
-                mask[self.engine.legal_actions(state)] = 1
+                for action in self.engine.legal_actions(state):
+                    flags[action] = 1
+            mask = np.frombuffer(flags, dtype=np.int8)
             cached = {"observation": self.observer.encode(state, seat), "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached

@@ -542,33 +542,44 @@ class MeldSolver:
 
     def _contract_within_bounds(self, counts: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
         """Cheap upper bounds on the sets and the runs the cards could make, each alone
-        (most hands fail them, and the search need not start)."""
+        (most hands fail them, and the search need not start).
+
+        Counts are handled as ints with one byte per rank (or run position): adding the
+        suits' ints gives per-rank totals, and adding an int to itself shifted gives
+        per-window totals, all without a Python loop over cards (no byte overflows: at
+        most 4 suits of at most 8 copies, and windows of at most 14 positions)."""
         R, S, r = self._R, self._S, self.rules
         if r.all_wild_melds:
             return True  # melds of wilds alone: no natural bounds them
-        rows = [counts[s * R:(s + 1) * R] for s in range(S)]
+        rows = [bytes(counts[s * R:(s + 1) * R]) for s in range(S)]
+        present = [bytes(map(bool, row)) for row in rows]
         if sets:
+            held = sum(int.from_bytes(row, "little") for row in rows).to_bytes(R, "little")
+            if r.set_distinct_suits:
+                kinds = sum(int.from_bytes(row, "little") for row in present).to_bytes(R, "little")
+            else:
+                kinds = held
             possible = 0
-            for column in zip(*rows):  # one rank: the copies of each suit
-                held = sum(column)
-                if held:
-                    kinds = sum(map(bool, column)) if r.set_distinct_suits else held
-                    if kinds + wilds >= r.set_min:
-                        possible += min(held, (held + wilds) // r.set_min)
+            for h, k in zip(held, kinds):
+                if h and k + wilds >= r.set_min:
+                    possible += min(h, (h + wilds) // r.set_min)
             if possible < sets:
                 return False
         if runs:
             possible = 0
-            need, run_min = r.run_min - wilds, r.run_min
-            for row in rows:
-                held = sum(row)
-                if not held:
+            need = r.run_min - wilds
+            for row, marks in zip(rows, present):
+                held_in_suit = sum(row)
+                if not held_in_suit:
                     continue
-                present = list(map(bool, row))
                 if r.ace_high:
-                    present.append(present[0])
-                if any(sum(present[q:q + run_min]) >= need for q in range(len(present) - run_min + 1)):
-                    possible += (held + wilds) // run_min
+                    marks += marks[:1]
+                bits = int.from_bytes(marks, "little")
+                window = bits
+                for k in range(1, r.run_min):
+                    window += bits >> (8 * k)
+                if max(window.to_bytes(len(marks), "little")) >= need:
+                    possible += (held_in_suit + wilds) // r.run_min
             if possible < runs:
                 return False
         return True

@@ -109,19 +109,19 @@ class Observer:
         top = bytearray(faces * self.depth)
         for d, face in enumerate(reversed(state.discard[-self.depth:])):
             top[d * faces + face] = 1
-        block = state.hands[seat] + top + state.discard_counts
-        for rel in range(1, n):
-            block += state.known[(seat + rel) % n]
+        parts = [state.hands[seat], top, state.discard_counts]
+        parts += [state.known[(seat + rel) % n] for rel in range(1, n)]
         table, slots = self._table_parts(state, seat)
         taken = bytearray(faces)
         if state.taken_face >= 0:
             taken[state.taken_face] = 1
-        block += table + taken
+        parts += (table, taken)
         if self.contract:
             must = bytearray(faces)
             if state.must_place >= 0:
                 must[state.must_place] = 1
-            block += must + slots
+            parts += (must, slots)
+        block = b"".join(parts)
         # The scalar parts go into a list written once: numpy item writes cost more.
         tail, at = [0.0] * (self.size - self._bytes_size), self._tail_starts
         hand_sizes, scores = at["hand_sizes"], at["scores"]
