@@ -27,10 +27,9 @@ class ContractPlay:
     """How a contract game goes down, lays off and swaps wilds (absent: Three-Thirteen's
     going out by showing the whole hand)."""
 
-    exact_contract: bool
-    """Going down lays exactly the contract's melds (else at least them)."""
     melds_after_down: bool
-    """New melds of any kind may follow once down."""
+    """New melds of any kind may follow once down (else going down lays exactly the
+    contract's melds and no more)."""
     swap_needs_earlier_down: bool
     """Only a player who went down in an earlier turn may swap a wild out of a run."""
     max_deep_draw: int
@@ -158,7 +157,6 @@ def contract_rummy(
         # A 15, 2..10 face value, J Q K 10
         rank_penalties=(15, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10),
         contract_play=ContractPlay(
-            exact_contract=True,
             melds_after_down=False,
             swap_needs_earlier_down=True,
             max_deep_draw=max_deep_draw,
