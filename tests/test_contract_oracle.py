@@ -34,6 +34,7 @@ from contract_oracle import (
     follow,
     situation,
 )
+from scenario import arrange_deck
 
 from rummy_env import contract_rummy_v0
 
@@ -188,32 +189,8 @@ def game_cards(num_players: int, num_decks: int | None = None, num_jokers: int |
 
 
 def build_deck(num_players, dealer, hands, upcard, stock=(), num_decks=None, num_jokers=None) -> list[str]:
-    """The exact deck order that deals ``hands[seat]`` to every seat (one card at a time,
-    starting left of ``dealer``), then ``upcard`` as the first discard, then ``stock`` as the
-    first stock draws; the game's other cards follow so that the multiset is exact."""
-    n = num_players
-    assert len(hands) == n
-    size = len(hands[0])
-    assert all(len(h) == size for h in hands), "every hand must have the round's size"
-    order = []
-    for k in range(size):
-        for j in range(n):
-            order.append(hands[(dealer + 1 + j) % n][k])
-    order.append(upcard)
-    order.extend(stock)
-    cards = game_cards(n, num_decks, num_jokers)
-    pool = Counter(cards)
-    for card, k in Counter(order).items():
-        assert k <= pool[card], f"scenario uses {card} x{k}, the game has {pool[card]}"
-    pool.subtract(Counter(order))
-    rest = []
-    for card in cards:
-        if pool[card] > 0:
-            rest.append(card)
-            pool[card] -= 1
-    deck = order + rest
-    assert sorted(deck) == sorted(cards)
-    return deck
+    """The exact deck order dealing ``hands`` (by seat), then ``upcard``, then ``stock``."""
+    return arrange_deck(game_cards(num_players, num_decks, num_jokers), num_players, dealer, hands, upcard, stock)
 
 
 def _take(pool: Counter, card: str) -> bool:

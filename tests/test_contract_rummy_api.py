@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
-from pettingzoo.utils.wrappers import BaseWrapper
+from scenario import DropApiTestOption
 
 import rummy_env
 from rummy_env import IllegalActionError, contract_rummy_v0
@@ -33,21 +33,10 @@ def _random_legal(obs: dict, rng: np.random.Generator) -> int:
 
 
 # ---------------------------------------------------------------- PettingZoo's own tests
-class _DropApiTestOption(BaseWrapper):
-    """Drops the dummy ``{"options": 1}`` that ``api_test`` passes to ``reset`` to probe the
-    signature (the env rejects unknown options; see the xfail below), so that the rest of
-    ``api_test`` runs unchanged (as in ``test_api.py``)."""
-
-    def reset(self, seed=None, options=None):
-        if options == {"options": 1}:
-            options = None
-        self.env.reset(seed=seed, options=options)
-
-
 @pytest.mark.xfail(strict=True, raises=ValueError, reason=(
     "By design: api_test begins with env.reset(seed=0, options={'options': 1}) to probe the "
     "signature, and unknown reset options are rejected with a clear ValueError (RULES.md, "
-    "scenario set-up); the tests below run the rest of api_test through _DropApiTestOption"))
+    "scenario set-up); the tests below run the rest of api_test through DropApiTestOption"))
 @pytest.mark.parametrize("n", PLAYERS)
 def test_pettingzoo_api_test_unmodified(n):
     api_test(contract_rummy_v0.env(num_players=n), num_cycles=10)
@@ -57,12 +46,12 @@ def test_pettingzoo_api_test_unmodified(n):
 def test_pettingzoo_api_test(n):
     # A small turn cap makes the episode end inside the cycles, so api_test sees termination.
     env = contract_rummy_v0.env(num_players=n, max_turns_per_round=4)
-    api_test(_DropApiTestOption(env), num_cycles=1000)
+    api_test(DropApiTestOption(env), num_cycles=1000)
 
 
 @pytest.mark.parametrize("n", PLAYERS)
 def test_pettingzoo_api_test_default_config(n):
-    api_test(_DropApiTestOption(contract_rummy_v0.env(num_players=n)), num_cycles=1000)
+    api_test(DropApiTestOption(contract_rummy_v0.env(num_players=n)), num_cycles=1000)
 
 
 @pytest.mark.parametrize("n", PLAYERS)

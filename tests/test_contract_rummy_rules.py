@@ -24,6 +24,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scenario import arrange_deck
 
 from rummy_env import IllegalActionError, contract_rummy_v0
 
@@ -47,29 +48,11 @@ def game_cards(num_players: int, num_decks: int | None = None, num_jokers: int |
 
 
 def build_deck(num_players, dealer, hands, upcard, stock=(), num_decks=None, num_jokers=None) -> list[str]:
-    """The exact deck order that deals ``hands[seat]`` to every seat (one card at a time,
-    starting left of ``dealer``), then ``upcard`` as the first discard, then ``stock`` as the
-    first stock draws; a ``None`` hand is filled with unused cards, and the game's other
-    cards follow so that the multiset is exact."""
-    n = num_players
-    assert len(hands) == n
-    cards = game_cards(n, num_decks, num_jokers)
-    pool = Counter(cards)
-    used = Counter(c for h in hands if h is not None for c in h) + Counter([upcard]) + Counter(stock)
-    for card, k in used.items():
-        assert k <= pool[card], f"scenario uses {card} x{k}, the game has {pool[card]}"
-    pool.subtract(used)
-    spare = [c for c in FILL_ORDER + ["JK"] for _ in range(pool[c])]
-    size = max((len(h) for h in hands if h is not None), default=10)
-    hands = list(hands)
-    for seat, hand in enumerate(hands):
-        if hand is None:
-            hands[seat], spare = spare[:size], spare[size:]
-    assert all(len(h) == size for h in hands), "every hand must have the deal's size"
-    order = [hands[(dealer + 1 + j) % n][k] for k in range(size) for j in range(n)]
-    deck = order + [upcard] + list(stock) + spare
-    assert sorted(deck) == sorted(cards)
-    return deck
+    """The exact deck order dealing ``hands`` (by seat; a ``None`` hand is filled with unused
+    cards in ``FILL_ORDER``), then ``upcard``, then ``stock``."""
+    cards = game_cards(num_players, num_decks, num_jokers)
+    fill = [c for c in FILL_ORDER + ["JK"] for _ in range(cards.count(c))]
+    return arrange_deck(cards, num_players, dealer, hands, upcard, stock, fill, hand_size=10)
 
 
 def start(num_players, deal, dealer, hands, upcard, stock=(), scores=None, seed=0, **config):

@@ -17,6 +17,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scenario import arrange_deck
 
 from rummy_env import IllegalActionError, three_thirteen_v0
 
@@ -35,31 +36,8 @@ def game_cards(num_players: int, num_decks: int | None = None) -> list[str]:
 
 
 def build_deck(num_players, dealer, hands, upcard, stock=(), num_decks=None) -> list[str]:
-    """The exact deck order that deals ``hands[seat]`` to every seat (one card at a time,
-    starting left of ``dealer``), then ``upcard`` as the first discard, then ``stock`` as the
-    first stock draws; the game's other cards follow so that the multiset is exact."""
-    n = num_players
-    assert len(hands) == n
-    size = len(hands[0])
-    assert all(len(h) == size for h in hands), "every hand must have the round's size"
-    order = []
-    for k in range(size):
-        for j in range(n):
-            order.append(hands[(dealer + 1 + j) % n][k])
-    order.append(upcard)
-    order.extend(stock)
-    pool = Counter(game_cards(n, num_decks))
-    for card, k in Counter(order).items():
-        assert k <= pool[card], f"scenario uses {card} x{k}, the game has {pool[card]}"
-    pool.subtract(Counter(order))
-    rest = []
-    for card in game_cards(n, num_decks):
-        if pool[card] > 0:
-            rest.append(card)
-            pool[card] -= 1
-    deck = order + rest
-    assert sorted(deck) == sorted(game_cards(n, num_decks))
-    return deck
+    """The exact deck order dealing ``hands`` (by seat), then ``upcard``, then ``stock``."""
+    return arrange_deck(game_cards(num_players, num_decks), num_players, dealer, hands, upcard, stock)
 
 
 def start(num_players, round_no, dealer, hands, upcard, stock=(), scores=None, seed=0, **config):
