@@ -662,9 +662,7 @@ class Engine:
         if must >= 0:
             if must == self._wild_card:
                 return False
-            R = self._R
-            if any((tm.meld.kind == "set" and tm.meld.rank == must % R)
-                   or (tm.meld.kind == "run" and tm.meld.suit == must // R) for tm in state.table):
+            if self._table_has_meld_for(state.table, must):
                 return False
         return state.taken_face < 0 or state.hands[p][state.taken_face] != 1
 
@@ -713,12 +711,16 @@ class Engine:
             return False
         if must < 0 or must == self._wild_card:
             return True
-        R = self._R
-        for tm in state.table:
-            m = tm.meld
-            if (m.kind == "set" and m.rank == must % R) or (m.kind == "run" and m.suit == must // R):
-                return True
+        if self._table_has_meld_for(state.table, must):
+            return True
         return self.solver.can_make_contract_with(naturals, wilds, sets, runs, must)
+
+    def _table_has_meld_for(self, table: Sequence[TableMeld], face: int) -> bool:
+        """Whether a meld on the table has the natural ``face``'s rank (a set) or suit (a
+        run), so that it might take the face as a lay-off."""
+        rank, suit = face % self._R, face // self._R
+        return any((tm.meld.kind == "set" and tm.meld.rank == rank) or (tm.meld.kind == "run" and tm.meld.suit == suit)
+                   for tm in table)
 
     def _table_facts(
         self, stamp: int, table: Sequence[TableMeld]
