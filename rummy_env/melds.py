@@ -495,49 +495,46 @@ class MeldSolver:
 
     def can_make_contract_with(self, counts: Sequence[int], wilds: int, sets: int, runs: int, face: int) -> bool:
         """Whether the cards make ``sets`` sets and ``runs`` runs with the natural ``face``
-        in one of them. (A meld may use a wild where a natural is held; leaving the
-        natural out instead never helps, so only melds using every natural they cover are
-        tried.)"""
+        in one of them.
+
+        Only the smallest melds holding the face are tried (``set_min`` cards, naturals
+        before wilds; ``run_min`` positions, the held naturals and wilds for the rest): a
+        bigger meld holding it contains one of them, and the rest of the contract can only
+        be harder with fewer cards left (or a natural left instead of a wild)."""
         R, S, r = self._R, self._S, self.rules
         rank, suit = face % R, face // R
         work = list(counts)
+
+        def rest_makes(naturals: Sequence[int], used: int, ds: int, dr: int) -> bool:
+            for f in naturals:
+                work[f] -= 1
+            ok = self.can_make_contract(work, wilds - used, sets - ds, runs - dr)
+            for f in naturals:
+                work[f] += 1
+            return ok
+
         if sets:
             others = [t * R + rank for t in range(S) if t != suit and counts[t * R + rank]]
-            copies = [1] * len(others) if r.set_distinct_suits else [counts[f] for f in others]
-            pool = [f for f, k in zip(others, copies) for _ in range(k)]
-            if not r.set_distinct_suits:
-                pool += [face] * (counts[face] - 1)
-            for k in range(len(pool) + 1):
+            if r.set_distinct_suits:
+                pool = others
+            else:
+                pool = [f for f in others for _ in range(counts[f])] + [face] * (counts[face] - 1)
+            k = min(r.set_min - 1, len(pool))
+            need = r.set_min - 1 - k
+            if need <= wilds:
                 for chosen in set(combinations(pool, k)):
-                    naturals = (face,) + chosen
-                    need = max(0, r.set_min - len(naturals))
-                    if need > wilds or (r.set_max is not None and len(naturals) + need > r.set_max):
-                        continue
-                    for f in naturals:
-                        work[f] -= 1
-                    ok = self.can_make_contract(work, wilds - need, sets - 1, runs)
-                    for f in naturals:
-                        work[f] += 1
-                    if ok:
+                    if rest_makes((face,) + chosen, need, 1, 0):
                         return True
         if runs:
-            base, top = suit * R, self._max_pos
+            base, top, length = suit * R, self._max_pos, r.run_min
             for position in ((0, R) if rank == 0 and top == R else (rank,)):
-                for low in range(max(0, position - R + 1), position + 1):
-                    for high in range(max(position, low + r.run_min - 1), min(top, low + R - 1) + 1):
-                        if low == 0 and high == R:
-                            continue
-                        naturals = [base + q % R for q in range(low, high + 1) if counts[base + q % R]]
-                        need = high - low + 1 - len(naturals)
-                        if need > wilds:
-                            break
-                        for f in naturals:
-                            work[f] -= 1
-                        ok = self.can_make_contract(work, wilds - need, sets, runs - 1)
-                        for f in naturals:
-                            work[f] += 1
-                        if ok:
-                            return True
+                for low in range(max(0, position - length + 1), min(position, top - length + 1) + 1):
+                    if low == 0 and low + length - 1 >= R:
+                        continue  # one ace per run
+                    naturals = [base + q % R for q in range(low, low + length) if counts[base + q % R]]
+                    need = length - len(naturals)
+                    if need <= wilds and rest_makes(naturals, need, 0, 1):
+                        return True
         return False
 
     def _contract_within_bounds(self, counts: Sequence[int], wilds: int, sets: int, runs: int) -> bool:

@@ -165,6 +165,39 @@ def test_contract_feasibility_matches_brute_force(variant):
         assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
 
 
+@pytest.mark.parametrize("variant", ["contract_rummy", "toonerville_rook"])
+def test_contract_with_a_given_card_matches_brute_force(variant):
+    """``can_make_contract_with``: some meld of the contract holds the given natural."""
+    cs, rules = VARIANTS[variant]
+    solver = MeldSolver(cs, rules)
+    rng = random.Random(12)
+    for _ in range(300):
+        hand = sorted(random_hand(rng, cs, rng.randint(3, 8), 2))
+        wilds = rng.choice([0, 0, 1, 2])
+        sets, runs = rng.choice([(2, 0), (1, 1), (0, 2), (1, 0), (0, 1)])
+        face = rng.choice(hand)
+        others = list(hand)
+        others.remove(face)
+        expected = False
+        for mask in range(1 << len(others)):
+            group = (face,) + tuple(f for j, f in enumerate(others) if mask >> j & 1)
+            left = [f for j, f in enumerate(others) if not mask >> j & 1]
+            for k in range(wilds + 1):
+                if not brute_group_valid(cs, rules, group, k):
+                    continue
+                one_rank = len({f % cs.num_ranks for f in group}) == 1
+                is_set = one_rank and rules.set_min <= len(group) + k and (
+                    rules.set_max is None or len(group) + k <= rules.set_max
+                ) and (not rules.set_distinct_suits or len({f // cs.num_ranks for f in group}) == len(group))
+                is_run = brute_run_only(cs, rules, group, k)
+                for ds, dr, ok in ((1, 0, is_set and sets), (0, 1, is_run and runs)):
+                    if ok and brute_force(cs, rules, left, wilds - k, [0] * cs.num_naturals, 0,
+                                          sets - ds, runs - dr) == 0:
+                        expected = True
+        got = solver.can_make_contract_with(to_counts(cs, hand), wilds, sets, runs, face)
+        assert got == expected, (hand, wilds, sets, runs, face)
+
+
 def test_runs_never_wrap_and_hold_one_ace():
     cr = MeldSolver(STANDARD, VARIANTS["contract_rummy"][1])
     tt = MeldSolver(STANDARD, VARIANTS["three_thirteen"][1])
