@@ -486,12 +486,17 @@ class MeldSolver:
     # ------------------------------------------------------------------ contracts
     def can_make_contract(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
         """Whether some of the cards make ``sets`` sets and ``runs`` runs at once."""
-        if not self._contract_within_bounds(counts, wilds, sets, runs):
-            return False
+        counts = list(counts)
+        code = _encode(counts)
+        hit = self._contract_memo.get((code, wilds, sets, runs))
+        if hit is not None:  # one turn asks about one hand several times
+            return hit
         if len(self._contract_memo) > _MEMO_LIMIT:
             self._contract_memo.clear()
-        counts = list(counts)
-        return self._contract(counts, _encode(counts), 0, wilds, sets, runs, sum(counts))
+        if not self._contract_within_bounds(counts, wilds, sets, runs):
+            self._contract_memo[(code, wilds, sets, runs)] = False
+            return False
+        return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
 
     def can_make_contract_with(self, counts: Sequence[int], wilds: int, sets: int, runs: int, face: int) -> bool:
         """Whether the cards make ``sets`` sets and ``runs`` runs with the natural ``face``
