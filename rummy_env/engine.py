@@ -707,12 +707,9 @@ class Engine:
         naturals, wilds = self.split_wilds(state, state.hands[p])
         if spec.down_means_out:  # every card goes down, the deep-drawn one with them
             return self.solver.can_partition(naturals, wilds, sets, runs)
-        if not self.solver.can_make_contract(naturals, wilds, sets, runs):
-            return False
-        if must < 0 or must == self._wild_card:
-            return True
-        if self._table_has_meld_for(state.table, must):
-            return True
+        if must < 0 or must == self._wild_card or self._table_has_meld_for(state.table, must):
+            return self.solver.can_make_contract(naturals, wilds, sets, runs)
+        # the card can only reach the table in one of the contract's melds
         return self.solver.can_make_contract_with(naturals, wilds, sets, runs, must)
 
     def _table_has_meld_for(self, table: Sequence[TableMeld], face: int) -> bool:

@@ -493,10 +493,39 @@ class MeldSolver:
             return hit
         if len(self._contract_memo) > _MEMO_LIMIT:
             self._contract_memo.clear()
-        if not self._contract_within_bounds(counts, wilds, sets, runs):
-            self._contract_memo[(code, wilds, sets, runs)] = False
-            return False
-        return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
+        if not runs and not self.rules.all_wild_melds:
+            result = self._most_sets(counts, wilds) >= sets
+        elif not self._contract_within_bounds(counts, wilds, sets, runs):
+            result = False
+        else:
+            return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
+        self._contract_memo[(code, wilds, sets, runs)] = result
+        return result
+
+    def _most_sets(self, counts: Sequence[int], wilds: int) -> int:
+        """The most disjoint sets the cards make (every set with a natural), in closed form:
+        ``j`` sets of one rank need ``set_min * j`` cards, at most ``j`` copies of a face
+        when suits must differ, so ``set_min * j - usable`` wilds; a knapsack over ranks
+        shares the wilds out."""
+        R, S, r = self._R, self._S, self.rules
+        best = [0] * (wilds + 1)  # best[w]: most sets with at most w wilds, ranks so far
+        for rank in range(R):
+            copies = [counts[t * R + rank] for t in range(S)]
+            held = sum(copies)
+            if not held:
+                continue
+            costs = []  # costs[j - 1]: wilds for j sets of this rank
+            for j in range(1, held + 1):
+                usable = sum(min(c, j) for c in copies) if r.set_distinct_suits else held
+                need = max(0, r.set_min * j - usable)
+                if need > wilds:
+                    break
+                costs.append(need)
+            if not costs:
+                continue
+            best = [max([best[w]] + [best[w - c] + j for j, c in enumerate(costs, 1) if c <= w])
+                    for w in range(wilds + 1)]
+        return best[wilds]
 
     def can_make_contract_with(self, counts: Sequence[int], wilds: int, sets: int, runs: int, face: int) -> bool:
         """Whether the cards make ``sets`` sets and ``runs`` runs with the natural ``face``
