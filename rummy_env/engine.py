@@ -536,9 +536,13 @@ class Engine:
                 smallest.append(low)
             return smallest[0]
 
-        if not down and not spec.down_means_out:
+        if not down:
             counts, w = self._with_cards(naturals, wilds, state.discard[-deepest:])
-            if not self.solver.can_make_contract(counts, w, *spec.contract):
+            if spec.down_means_out:
+                # going down must then take every card of the hand
+                if not self.solver.each_could_meld(counts, w, naturals, *spec.contract):
+                    return []
+            elif not self.solver.can_make_contract(counts, w, *spec.contract):
                 return []  # not even every card down to the deepest makes the contract
         actions = []
         # a player down before this turn may swap wilds off the table to fill gaps

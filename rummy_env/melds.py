@@ -24,6 +24,8 @@ from .cards import CardSet
 UNLIMITED = 1 << 20  # room of a set with no maximum size
 _BITS = 4  # bits per face in a memo key: counts of one face stay below 16 (<= 8 decks)
 _MEMO_LIMIT = 1 << 18
+# _AT_LEAST[k]: a bytes.translate table marking the byte values >= k with 1, others 0
+_AT_LEAST = [bytes(int(v >= k) for v in range(256)) for k in range(256)]
 
 
 @dataclass(frozen=True)
@@ -508,6 +510,8 @@ class MeldSolver:
         when suits must differ, so ``set_min * j - usable`` wilds; a knapsack over ranks
         shares the wilds out."""
         R, S, r = self._R, self._S, self.rules
+        if not r.set_distinct_suits or max(counts) <= 1:
+            return self._most_sets_any_suits(counts, wilds)
         best = [0] * (wilds + 1)  # best[w]: most sets with at most w wilds, ranks so far
         for rank in range(R):
             copies = [counts[t * R + rank] for t in range(S)]
@@ -526,6 +530,30 @@ class MeldSolver:
             best = [max([best[w]] + [best[w - c] + j for j, c in enumerate(costs, 1) if c <= w])
                     for w in range(wilds + 1)]
         return best[wilds]
+
+    def _most_sets_any_suits(self, counts: Sequence[int], wilds: int) -> int:
+        """``_most_sets`` when every natural of a rank may share a set (suits need not
+        differ, or no face is held twice). ``h`` naturals of a rank make ``h // set_min``
+        sets; one more costs ``set_min - h % set_min`` wilds, each further one ``set_min``
+        (while naturals last, one per set). The costs rise within a rank, so taking the
+        cheapest first across ranks is optimal."""
+        R, S, k = self._R, self._S, self.rules.set_min
+        per_rank = sum(int.from_bytes(bytes(counts[s * R:(s + 1) * R]), "little") for s in range(S))
+        sets = further = 0
+        completing = [0] * k  # completing[c]: ranks whose next set costs c wilds (c < set_min)
+        for h in per_rank.to_bytes(R, "little"):
+            if h:
+                sets += h // k
+                if h % k:
+                    completing[k - h % k] += 1
+                further += h - (h + k - 1) // k
+        for cost in range(1, k):
+            if wilds < cost:
+                break
+            take = min(completing[cost], wilds // cost)
+            sets += take
+            wilds -= take * cost
+        return sets + min(further, wilds // k)
 
     def can_make_contract_with(self, counts: Sequence[int], wilds: int, sets: int, runs: int, face: int) -> bool:
         """Whether the cards make ``sets`` sets and ``runs`` runs with the natural ``face``
@@ -570,6 +598,46 @@ class MeldSolver:
                     if need <= wilds and rest_makes(naturals, need, 0, 1):
                         return True
         return False
+
+    def each_could_meld(self, counts: Sequence[int], wilds: int, must: Sequence[int], sets: int, runs: int) -> bool:
+        """A cheap necessary condition for a contract of ``sets`` sets and ``runs`` runs,
+        made from the cards ``counts``, holding every natural counted in ``must``: each such
+        face has enough cards of its rank for a set, or of its suit around it for a run,
+        counting every wild for each (byte-per-position ints, as in the bounds below)."""
+        R, S, r = self._R, self._S, self.rules
+        if r.all_wild_melds:
+            return True
+        rows = [bytes(map(bool, counts[s * R:(s + 1) * R])) for s in range(S)]
+        if sets:
+            by_rank = rows if r.set_distinct_suits else [bytes(counts[s * R:(s + 1) * R]) for s in range(S)]
+            of_rank = sum(int.from_bytes(row, "little") for row in by_rank).to_bytes(R, "little")
+        covered = []  # per suit, the run positions some window of run_min could fill
+        if runs:
+            at_least = _AT_LEAST[max(0, r.run_min - wilds)]
+            for row in rows:
+                marks = row + row[:1] if r.ace_high else row
+                bits = int.from_bytes(marks, "little")
+                window = bits
+                for k in range(1, r.run_min):
+                    window += bits >> (8 * k)
+                # (windows running past the top only ever pass more faces: still necessary)
+                good = int.from_bytes(window.to_bytes(len(marks), "little").translate(at_least), "little")
+                cover = good
+                for k in range(1, r.run_min):
+                    cover |= good << (8 * k)
+                covered.append(cover)
+        for face, held in enumerate(must):
+            if not held:
+                continue
+            rank = face % R
+            if sets and of_rank[rank] + wilds >= r.set_min:
+                continue
+            if runs:
+                cover = covered[face // R]
+                if cover >> (8 * rank) & 1 or (rank == 0 and r.ace_high and cover >> (8 * R) & 1):
+                    continue
+            return False
+        return True
 
     def _contract_within_bounds(self, counts: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
         """Cheap upper bounds on the sets and the runs the cards could make, each alone

@@ -157,10 +157,17 @@ def test_contract_feasibility_matches_brute_force(variant):
     cs, rules = VARIANTS[variant]
     solver = MeldSolver(cs, rules)
     rng = random.Random(11)
-    for _ in range(500):
-        hand = random_hand(rng, cs, rng.randint(3, 8), 2)
-        wilds = rng.choice([0, 0, 1, 2])
-        sets, runs = rng.choice([(2, 0), (1, 1), (0, 2), (1, 0), (0, 1)])
+    for _ in range(600):
+        # single copies too: sets-only contracts then take the closed form of _most_sets_any_suits
+        hand = random_hand(rng, cs, rng.randint(3, 9), rng.choice([1, 2]))
+        wilds = rng.choice([0, 0, 1, 2, 3, 4])
+        sets, runs = rng.choice([(2, 0), (3, 0), (1, 1), (0, 2), (1, 0), (0, 1)])
+        expected = brute_force(cs, rules, hand, wilds, [0] * cs.num_naturals, 0, sets, runs) == 0
+        assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
+    for _ in range(200):  # few naturals, many wilds: sets of one natural and two wilds
+        hand = random_hand(rng, cs, rng.randint(1, 4), rng.choice([1, 2]))
+        wilds = rng.randint(3, 7)
+        sets, runs = rng.choice([(2, 0), (3, 0), (4, 0), (2, 1)])
         expected = brute_force(cs, rules, hand, wilds, [0] * cs.num_naturals, 0, sets, runs) == 0
         assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
 
@@ -259,3 +266,50 @@ def test_meldable_without_one_matches_full_meld_of_each_card_removed(variant):
             counts[f] += 1
         assert sorted(faces) == expected, (hand, wilds)
         assert wild_ok == (wilds > 0 and solver.can_meld_all(counts, wilds - 1))
+
+
+def brute_contract_holding(cs, rules, must, extras, wilds, sets, runs) -> bool:
+    """Whether a contract of ``sets`` sets and ``runs`` runs holds every card of ``must``,
+    with any of ``extras`` and up to ``wilds`` wilds, tried group by group."""
+    if not must:
+        return brute_force(cs, rules, extras, wilds, [0] * cs.num_naturals, 0, sets, runs) == 0
+    first, others = must[0], must[1:]
+    pool = others + extras
+    for mask in range(1 << len(pool)):
+        group = (first,) + tuple(f for j, f in enumerate(pool) if mask >> j & 1)
+        rest_must = [f for j, f in enumerate(others) if not mask >> j & 1]
+        rest_extras = [f for j, f in enumerate(extras) if not mask >> (len(others) + j) & 1]
+        for k in range(wilds + 1):
+            if not brute_group_valid(cs, rules, group, k):
+                continue
+            is_set = len({f % cs.num_ranks for f in group}) == 1 and rules.set_min <= len(group) + k and (
+                rules.set_max is None or len(group) + k <= rules.set_max
+            ) and (not rules.set_distinct_suits or len({f // cs.num_ranks for f in group}) == len(group))
+            for ds, dr, ok in ((1, 0, is_set and sets), (0, 1, brute_run_only(cs, rules, group, k) and runs)):
+                if ok and brute_contract_holding(cs, rules, rest_must, rest_extras, wilds - k, sets - ds, runs - dr):
+                    return True
+    return False
+
+
+@pytest.mark.parametrize("variant", ["contract_rummy", "toonerville_rook"])
+def test_each_could_meld_never_rejects_a_contract_holding_every_card(variant):
+    """``each_could_meld`` is a necessary condition (a deal-7 deep draw is refused on it):
+    it must pass whenever some contract holds every card of ``must``, and it must reject
+    hands where some card has no meld of the contract's kinds."""
+    cs, rules = VARIANTS[variant]
+    solver = MeldSolver(cs, rules)
+    rng = random.Random(13)
+    possible = rejected = 0
+    for _ in range(400):
+        hand = random_hand(rng, cs, rng.randint(3, 8), rng.choice([1, 2]))
+        cut = rng.randint(1, min(5, len(hand)))
+        must, extras = hand[:cut], hand[cut:]
+        wilds = rng.choice([0, 0, 1, 2])
+        sets, runs = rng.choice([(0, 1), (0, 2), (1, 1), (1, 0), (2, 0)])
+        verdict = solver.each_could_meld(to_counts(cs, hand), wilds, to_counts(cs, must), sets, runs)
+        if brute_contract_holding(cs, rules, must, extras, wilds, sets, runs):
+            possible += 1
+            assert verdict, (hand, must, wilds, sets, runs)
+        elif not verdict:
+            rejected += 1
+    assert possible > 20 and rejected > 100, (possible, rejected)
