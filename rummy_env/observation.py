@@ -103,62 +103,84 @@ class Observer:
         self._down_means_out = [r.down_means_out for r in rules.rounds]
         self._meld_codes: dict = {}
         self._table_cache: dict[tuple[int, int], tuple[bytes, bytes]] = {}
+        self._top_cache: dict[tuple[int, ...], bytes] = {}
+        self._tail_cache: dict[tuple, list[float]] = {}
+        self._one_hot = [bytes(f) + b"\x01" + bytes(faces - f - 1) for f in range(faces)]
+        self._no_face = bytes(faces)
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
-        n, faces = self.num_players, self.num_faces
-        top = bytearray(faces * self.depth)
-        for d, face in enumerate(reversed(state.discard[-self.depth:])):
-            top[d * faces + face] = 1
-        parts = [state.hands[seat], top, state.discard_counts]
-        parts += [state.known[(seat + rel) % n] for rel in range(1, n)]
+        n, one_hot, none = self.num_players, self._one_hot, self._no_face
+        known = state.known
+        parts = [state.hands[seat], self._discard_top(state.discard), state.discard_counts]
+        parts += known[seat + 1:] + known[:seat]  # the other seats, left first
         table, slots = self._table_parts(state, seat)
-        taken = bytearray(faces)
-        if state.taken_face >= 0:
-            taken[state.taken_face] = 1
-        parts += (table, taken)
+        parts += (table, one_hot[state.taken_face] if state.taken_face >= 0 else none)
         if self.contract:
-            must = bytearray(faces)
-            if state.must_place >= 0:
-                must[state.must_place] = 1
-            parts += (must, slots)
+            parts += (one_hot[state.must_place] if state.must_place >= 0 else none, slots)
         block = b"".join(parts)
         # The scalar parts go into a list written once: numpy item writes cost more.
-        tail, at = [0.0] * (self.size - self._bytes_size), self._tail_starts
-        hand_sizes, scores = at["hand_sizes"], at["scores"]
+        tail, at = self._tail_base(state, seat), self._tail_starts
+        hand_sizes, scale = at["hand_sizes"], self._hand_scale
+        sizes = state.hand_sizes
         for rel in range(n):
-            p = (seat + rel) % n
-            tail[hand_sizes + rel] = state.hand_sizes[p] * self._hand_scale
-            tail[scores + rel] = state.scores[p] * 0.01
+            tail[hand_sizes + rel] = sizes[(seat + rel) % n] * scale
         if self.contract:
             down = at["gone_down"]
             for p, turn in enumerate(state.down_turn):
                 if turn >= 0:
                     tail[down + (p - seat) % n] = 1.0
-            sets, runs = self._contracts[state.round]
-            k = at["contract"]
-            tail[k:k + 3] = (sets / 4, runs / 4, float(self._down_means_out[state.round]))
             if state.phase == Phase.GOING_DOWN:
                 sets, runs = state.contract_left
                 k = at["contract_left"]
                 tail[k:k + 2] = (sets / 4, runs / 4)
             tail[at["wilds_owed"]] = float(state.wilds_owed)
-        else:
-            if state.went_out >= 0:
-                tail[at["gone_out"] + (state.went_out - seat) % n] = 1.0
-            wild_rank = self._wild_ranks[state.round]
-            if wild_rank is not None:
-                tail[at["wild_rank"] + wild_rank] = 1.0
+        elif state.went_out >= 0:
+            tail[at["gone_out"] + (state.went_out - seat) % n] = 1.0
         if state.phase != Phase.GAME_OVER:
             tail[at["to_act"] + (state.current - seat) % n] = 1.0
             tail[at["phase"] + int(state.phase)] = 1.0
-        tail[at["dealer"] + (state.dealer - seat) % n] = 1.0
-        tail[at["round"] + state.round] = 1.0
         tail[at["stock_size"]] = len(state.stock) * self._card_scale
         tail[at["turns"]] = state.turns * self._turn_scale
         obs = np.empty(self.size, dtype=np.float32)
         obs[: self._bytes_size] = np.frombuffer(block, np.uint8)
         obs[self._bytes_size:] = tail
         return obs
+
+    def _discard_top(self, discard: list[int]) -> bytes:
+        """``discard_order`` (or ``discard_top``): one-hot faces of the top cards, top first,
+        cached by those cards (the pile's top changes on few steps)."""
+        key = tuple(discard[-self.depth:])
+        hit = self._top_cache.get(key)
+        if hit is None:
+            one_hot = self._one_hot
+            hit = b"".join([one_hot[f] for f in reversed(key)]) + self._no_face * (self.depth - len(key))
+            if len(self._top_cache) > 256:
+                self._top_cache.clear()
+            self._top_cache[key] = hit
+        return hit
+
+    def _tail_base(self, state: GameState, seat: int) -> list[float]:
+        """A fresh copy of the scalar parts that hold for a whole round (scores, dealer,
+        round, contract or wild rank), zero elsewhere."""
+        key = (state.round, state.dealer, seat, tuple(state.scores))
+        base = self._tail_cache.get(key)
+        if base is None:
+            n, at = self.num_players, self._tail_starts
+            base = [0.0] * (self.size - self._bytes_size)
+            for rel in range(n):
+                base[at["scores"] + rel] = state.scores[(seat + rel) % n] * 0.01
+            if self.contract:
+                sets, runs = self._contracts[state.round]
+                k = at["contract"]
+                base[k:k + 3] = (sets / 4, runs / 4, float(self._down_means_out[state.round]))
+            elif self._wild_ranks[state.round] is not None:
+                base[at["wild_rank"] + self._wild_ranks[state.round]] = 1.0
+            base[at["dealer"] + (state.dealer - seat) % n] = 1.0
+            base[at["round"] + state.round] = 1.0
+            if len(self._tail_cache) > 256:
+                self._tail_cache.clear()
+            self._tail_cache[key] = base
+        return list(base)
 
     def _table_parts(self, state: GameState, seat: int) -> tuple[bytes, bytes]:
         """The ``table`` and ``table_slots`` parts, cached by the table's stamp: the table
