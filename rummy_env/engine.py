@@ -19,7 +19,7 @@ from enum import IntEnum
 from typing import Any, Mapping, Sequence
 
 from .actions import ActionKind, ActionLayout, SetAction, run_positions
-from .melds import Meld, MeldSolver
+from .melds import PRESENT, Meld, MeldSolver, suit_rows
 from .rules import GameRules
 
 _SEARCH_MEMO_LIMIT = 1 << 16
@@ -317,11 +317,11 @@ class Engine:
     # ------------------------------------------------------------------ Three-Thirteen's play
     def _go_out_style_legal(self, state: GameState) -> list[int]:
         hand = state.hands[state.current]
-        blocked = state.taken_face if state.taken_face >= 0 and hand[state.taken_face] == 1 else -1
-        faces = [f for f in range(len(hand)) if hand[f] and f != blocked]
+        faces = self._discardable(state)
         layout = self.layout
         actions = [layout.discard(f) for f in faces]
         if state.went_out < 0:
+            blocked = state.taken_face if state.taken_face >= 0 and hand[state.taken_face] == 1 else -1
             actions += [layout.go_out(f) for f in self._go_out_faces(state, hand) if f != blocked]
         return actions
 
@@ -333,12 +333,16 @@ class Engine:
             faces += [f for f in self.wild_faces(state) if hand[f]]
         return sorted(faces)
 
-    # ------------------------------------------------------------------ contract games' play
     def _discardable(self, state: GameState) -> list[int]:
         """Faces the player to act may discard now (obligations aside): the discard rule."""
         hand = state.hands[state.current]
+        faces = list(itertools.compress(range(len(hand)), hand))  # the faces held, in C
         t = state.taken_face
-        return [f for f in range(len(hand)) if hand[f] and not (f == t and hand[f] == 1)]
+        if t >= 0 and hand[t] == 1:
+            faces.remove(t)
+        return faces
+
+    # ------------------------------------------------------------------ contract games' play
 
     def _play_legal(self, state: GameState) -> list[int]:
         actions = []
@@ -1003,16 +1007,15 @@ class _CardPool:
         self.set_min, self.run_min, self.distinct = mr.set_min, mr.run_min, mr.set_distinct_suits
         self.ace_high = self.top == R
         self.wilds = wilds
-        rows = [naturals[s * R:(s + 1) * R] for s in range(cs.num_suits)]
+        rows = suit_rows(naturals, R, cs.num_suits)
+        present = [row.translate(PRESENT) for row in rows]
         # per rank, the distinct suits (or the cards) held
-        if self.distinct:
-            self.same_rank = [sum(map(bool, column)) for column in zip(*rows)]
-        else:
-            self.same_rank = [sum(column) for column in zip(*rows)]
+        by_rank = present if self.distinct else rows
+        self.same_rank = list(sum(int.from_bytes(row, "little") for row in by_rank).to_bytes(R, "little"))
         self.fits_a_set, self.runs, wilds_in_runs = engine._table_facts(table_stamp, table)
         self.swappable = wilds_in_runs if may_swap else 0
         self.window = int.from_bytes(bytes([1] * self.run_min), "little")
-        self.positions = [int.from_bytes(bytes(map(bool, row)), "little") for row in rows]
+        self.positions = [int.from_bytes(row, "little") for row in present]
         if self.ace_high:
             self.positions = [held | (held & 1) << (8 * R) for held in self.positions]
 

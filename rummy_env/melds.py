@@ -26,6 +26,13 @@ _BITS = 4  # bits per face in a memo key: counts of one face stay below 16 (<= 8
 _MEMO_LIMIT = 1 << 18
 # _AT_LEAST[k]: a bytes.translate table marking the byte values >= k with 1, others 0
 _AT_LEAST = [bytes(int(v >= k) for v in range(256)) for k in range(256)]
+PRESENT = _AT_LEAST[1]  # ``counts.translate(PRESENT)``: 1 where a face is held
+
+
+def suit_rows(counts: Sequence[int], num_ranks: int, num_suits: int) -> list[bytes]:
+    """The counts as one ``bytes`` row per suit (counts stay below 256)."""
+    data = bytes(counts)
+    return [data[s * num_ranks:(s + 1) * num_ranks] for s in range(num_suits)]
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,7 @@ class MeldSolver:
         self._contract_memo: dict = {}
         self._partition_memo: dict = {}
         self._need_memo: dict = {}
+        self._sets_tables: dict[int, bytes] = {}
         self._lone_cost = min(rules.set_min, rules.run_min) - 1
 
     # ------------------------------------------------------------------ validation
@@ -607,9 +615,10 @@ class MeldSolver:
         R, S, r = self._R, self._S, self.rules
         if r.all_wild_melds:
             return True
-        rows = [bytes(map(bool, counts[s * R:(s + 1) * R])) for s in range(S)]
+        held = suit_rows(counts, R, S)
+        rows = [row.translate(PRESENT) for row in held]
         if sets:
-            by_rank = rows if r.set_distinct_suits else [bytes(counts[s * R:(s + 1) * R]) for s in range(S)]
+            by_rank = rows if r.set_distinct_suits else held
             of_rank = sum(int.from_bytes(row, "little") for row in by_rank).to_bytes(R, "little")
         covered = []  # per suit, the run positions some window of run_min could fill
         if runs:
@@ -650,19 +659,16 @@ class MeldSolver:
         R, S, r = self._R, self._S, self.rules
         if r.all_wild_melds:
             return True  # melds of wilds alone: no natural bounds them
-        rows = [bytes(counts[s * R:(s + 1) * R]) for s in range(S)]
-        present = [bytes(map(bool, row)) for row in rows]
+        rows = suit_rows(counts, R, S)
+        present = [row.translate(PRESENT) for row in rows]
         if sets:
-            held = sum(int.from_bytes(row, "little") for row in rows).to_bytes(R, "little")
-            if r.set_distinct_suits:
-                kinds = sum(int.from_bytes(row, "little") for row in present).to_bytes(R, "little")
-            else:
-                kinds = held
-            possible = 0
-            for h, k in zip(held, kinds):
-                if h and k + wilds >= r.set_min:
-                    possible += min(h, (h + wilds) // r.set_min)
-            if possible < sets:
+            held = sum(int.from_bytes(row, "little") for row in rows)
+            kinds = sum(int.from_bytes(row, "little") for row in present) if r.set_distinct_suits else held
+            # per rank with enough kinds for a set: at most min(h, (h + wilds) // set_min)
+            # sets of its h cards; the ranks failing the kinds test are masked out bytewise
+            enough = int.from_bytes(kinds.to_bytes(R, "little").translate(_AT_LEAST[max(0, r.set_min - wilds)]), "little")
+            most = int.from_bytes(held.to_bytes(R, "little").translate(self._sets_of_rank(wilds)), "little")
+            if sum((most & enough * 0xFF).to_bytes(R, "little")) < sets:
                 return False
         if runs:
             possible = 0
@@ -682,6 +688,15 @@ class MeldSolver:
             if possible < runs:
                 return False
         return True
+
+    def _sets_of_rank(self, wilds: int) -> bytes:
+        """A translate table: ``h`` cards of a rank and ``wilds`` wilds make at most
+        ``min(h, (h + wilds) // set_min)`` sets."""
+        table = self._sets_tables.get(wilds)
+        if table is None:
+            k = self.rules.set_min
+            table = self._sets_tables[wilds] = bytes(min(h, (h + wilds) // k, 255) for h in range(256))
+        return table
 
     def _contract(self, counts, code, start, wilds, sets, runs, left):
         # ``left``: naturals remaining; too few for the melds still wanted ends the branch.
