@@ -182,6 +182,14 @@ class Config:
         return statistics.median(s.steps_per_second for s in self.samples)
 
 
+def paired_ratio(config: Config, reference: Config) -> float:
+    """The median over repeats of ours / reference within one repeat (adjacent in time)."""
+    return statistics.median(
+        ours.steps_per_second / ref.steps_per_second
+        for ours, ref in zip(config.samples, reference.samples) if ref.steps_per_second > 0
+    )
+
+
 # ---------------------------------------------------------------------- main
 def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -269,7 +277,8 @@ def main(argv=None) -> int:
     print()
 
     ref_median = reference.median() if reference else None
-    head = f"{'configuration':<28} {'steps/s (median)':>17} {'min':>10} {'max':>10} {'steps/game':>11} {'ratio':>7}"
+    head = (f"{'configuration':<28} {'steps/s (median)':>17} {'min':>10} {'max':>10} {'steps/game':>11} {'ratio':>7}"
+            f" {'paired':>7}")
     print(head)
     print("-" * len(head))
     rows = []
@@ -279,18 +288,23 @@ def main(argv=None) -> int:
         # Mean steps of the complete games (a timed measurement may stop mid-game).
         per_game = sum(s.steps_in_completed_games for s in c.samples) / done if done else None
         ratio = c.median() / ref_median if ref_median and c is not reference else None
+        paired = paired_ratio(c, reference) if ratio is not None else None
         print(f"{c.name:<28} {c.median():>17,.0f} {min(sps):>10,.0f} {max(sps):>10,.0f} "
-              f"{(f'{per_game:,.0f}' if per_game else 'n/a'):>11} {(f'{ratio:.3f}' if ratio is not None else ('ref' if c is reference else '-')):>7}")
+              f"{(f'{per_game:,.0f}' if per_game else 'n/a'):>11} {(f'{ratio:.3f}' if ratio is not None else ('ref' if c is reference else '-')):>7}"
+              f" {(f'{paired:.3f}' if paired is not None else '-'):>7}")
         rows.append({
             "name": c.name,
             "reference": c is reference,
             "median_steps_per_second": c.median(),
             "ratio_to_reference": ratio,
+            "paired_ratio_median": paired,
             "samples": [dict(asdict(s), steps_per_second=s.steps_per_second) for s in c.samples],
         })
     print()
     if ref_median:
-        print(f"ratio = our median steps/s / median steps/s of {reference.name} (> 1: we are faster).")
+        print(f"ratio = our median steps/s / median steps/s of {reference.name} (> 1: we are faster).\n"
+              "paired = median over repeats of the ratio within one repeat (ours against the reference\n"
+              "measured in the same repeat, close in time), which cancels most of a shared machine's slow spells.")
     wall = sum(s.seconds for c in everything for s in c.samples)
     cpu = sum(s.cpu_seconds for c in everything for s in c.samples)
     share = cpu / wall if wall else 1.0
