@@ -16,7 +16,7 @@ maximum, runs short of a full suit), or form a set of their own where the rules 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, compress
 from typing import Iterator, Literal, Sequence
 
 from .cards import CardSet
@@ -615,16 +615,17 @@ class MeldSolver:
         R, S, r = self._R, self._S, self.rules
         if r.all_wild_melds:
             return True
-        held = suit_rows(counts, R, S)
-        rows = [row.translate(PRESENT) for row in held]
+        rows = suit_rows(counts, R, S)
+        present = [row.translate(PRESENT) for row in rows]
         if sets:
-            by_rank = rows if r.set_distinct_suits else held
+            by_rank = present if r.set_distinct_suits else rows
             of_rank = sum(int.from_bytes(row, "little") for row in by_rank).to_bytes(R, "little")
         covered = []  # per suit, the run positions some window of run_min could fill
         if runs:
             at_least = _AT_LEAST[max(0, r.run_min - wilds)]
-            for row in rows:
-                marks = row + row[:1] if r.ace_high else row
+            for marks in present:
+                if r.ace_high:
+                    marks += marks[:1]
                 bits = int.from_bytes(marks, "little")
                 window = bits
                 for k in range(1, r.run_min):
@@ -635,9 +636,7 @@ class MeldSolver:
                 for k in range(1, r.run_min):
                     cover |= good << (8 * k)
                 covered.append(cover)
-        for face, held in enumerate(must):
-            if not held:
-                continue
+        for face in compress(range(len(must)), must):
             rank = face % R
             if sets and of_rank[rank] + wilds >= r.set_min:
                 continue
