@@ -624,14 +624,8 @@ class MeldSolver:
         if runs:
             at_least = _AT_LEAST[max(0, r.run_min - wilds)]
             for marks in present:
-                if r.ace_high:
-                    marks += marks[:1]
-                bits = int.from_bytes(marks, "little")
-                window = bits
-                for k in range(1, r.run_min):
-                    window += bits >> (8 * k)
                 # (windows running past the top only ever pass more faces: still necessary)
-                good = int.from_bytes(window.to_bytes(len(marks), "little").translate(at_least), "little")
+                good = int.from_bytes(self._window_sums(marks).translate(at_least), "little")
                 cover = good
                 for k in range(1, r.run_min):
                     cover |= good << (8 * k)
@@ -676,17 +670,22 @@ class MeldSolver:
                 held_in_suit = sum(row)
                 if not held_in_suit:
                     continue
-                if r.ace_high:
-                    marks += marks[:1]
-                bits = int.from_bytes(marks, "little")
-                window = bits
-                for k in range(1, r.run_min):
-                    window += bits >> (8 * k)
-                if max(window.to_bytes(len(marks), "little")) >= need:
+                if max(self._window_sums(marks)) >= need:
                     possible += (held_in_suit + wilds) // r.run_min
             if possible < runs:
                 return False
         return True
+
+    def _window_sums(self, marks: bytes) -> bytes:
+        """Per low run position of a suit, the positions held among the ``run_min`` from it
+        (``marks``: 1 per rank held; the ace repeated above the top when it may be high)."""
+        if self.rules.ace_high:
+            marks += marks[:1]
+        bits = int.from_bytes(marks, "little")
+        window = bits
+        for k in range(1, self.rules.run_min):
+            window += bits >> (8 * k)
+        return window.to_bytes(len(marks), "little")
 
     def _sets_of_rank(self, wilds: int) -> bytes:
         """A translate table: ``h`` cards of a rank and ``wilds`` wilds make at most
