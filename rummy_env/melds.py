@@ -714,12 +714,8 @@ class MeldSolver:
         while not counts[i]:
             i += 1
         result = False
-        options = []
-        if sets:
-            options += [(o, 1, 0) for o in self._set_options(counts, i, wilds)]
-        if runs:
-            options += [(o, 0, 1) for o in self._run_options(counts, i, wilds)]
-        for (faces, used, _, _), ds, dr in options:  # melds first: feasible hands end fast
+        # the melds holding the lowest natural first: feasible hands end fast
+        for (faces, used, _, _), ds, dr in self._contract_options(counts, i, wilds, sets, runs):
             c = code
             for f in faces:
                 counts[f] -= 1
@@ -736,6 +732,16 @@ class MeldSolver:
             counts[i] += 1
         memo[key] = result
         return result
+
+    def _contract_options(self, counts, i, wilds, sets, runs):
+        """The melds holding the natural ``i`` that a contract still wanting ``sets`` sets
+        and ``runs`` runs may take, each with the sets and runs it counts for."""
+        options = []
+        if sets:
+            options += [(o, 1, 0) for o in self._set_options(counts, i, wilds)]
+        if runs:
+            options += [(o, 0, 1) for o in self._run_options(counts, i, wilds)]
+        return options
 
     def can_partition(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
         """Whether *all* the cards (every natural and every wild) make exactly ``sets``
@@ -758,12 +764,7 @@ class MeldSolver:
             result = not sets and not runs and wilds <= room  # leftover wilds join melds with room
         else:
             result = False
-            options = []
-            if sets:
-                options += [(o, 1, 0) for o in self._set_options(counts, i, wilds)]
-            if runs:
-                options += [(o, 0, 1) for o in self._run_options(counts, i, wilds)]
-            for (faces, used, meld_room, _), ds, dr in options:
+            for (faces, used, meld_room, _), ds, dr in self._contract_options(counts, i, wilds, sets, runs):
                 c = code
                 for f in faces:
                     counts[f] -= 1
