@@ -1,5 +1,6 @@
-"""Helpers shared by the test suites of every game: exact deck orders for the scenario
-set-up of RULES.md, and the wrapper that lets ``pettingzoo.test.api_test`` run."""
+"""Helpers shared by the test suites of every game: the games' cards and exact deck orders
+for the scenario set-up of RULES.md, and the wrapper that lets ``pettingzoo.test.api_test``
+run."""
 
 from __future__ import annotations
 
@@ -7,6 +8,18 @@ from collections import Counter
 from typing import Sequence
 
 from pettingzoo.utils.wrappers import BaseWrapper
+
+
+STANDARD_DECK = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK"]
+
+
+def contract_rummy_cards(num_players: int, num_decks: int | None = None, num_jokers: int | None = None) -> list[str]:
+    """Every physical card of Contract Rummy: one deck + 1 joker for 3-4 players, two decks
+    + 2 jokers for 5-8 (or the ``num_decks`` / ``num_jokers`` given)."""
+    default = 1 if num_players <= 4 else 2
+    decks = default if num_decks is None else num_decks
+    jokers = default if num_jokers is None else num_jokers
+    return STANDARD_DECK * decks + ["JK"] * jokers
 
 
 def arrange_deck(

@@ -35,12 +35,12 @@ from contract_oracle import (
     situation,
 )
 from scenario import arrange_deck
+from scenario import contract_rummy_cards as game_cards
 
 from rummy_env import contract_rummy_v0
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
-ONE_DECK = [r + s for s in SUITS for r in RANKS]
 
 
 # ---------------------------------------------------------------------------- checking one state
@@ -178,14 +178,6 @@ def choose(rng: random.Random, legal: set) -> str:
 
 # ---------------------------------------------------------------------------- decks
 CONTRACTS = {1: (10, 2, 0), 2: (10, 1, 1), 3: (10, 0, 2), 4: (10, 3, 0), 5: (12, 2, 1), 6: (12, 1, 2), 7: (12, 0, 3)}
-
-
-def game_cards(num_players: int, num_decks: int | None = None, num_jokers: int | None = None) -> list[str]:
-    """Every physical card: one deck and one joker for 3-4 players, two of each for 5-8."""
-    default = 1 if num_players <= 4 else 2
-    decks = default if num_decks is None else num_decks
-    jokers = default if num_jokers is None else num_jokers
-    return ONE_DECK * decks + ["JK"] * jokers
 
 
 def build_deck(num_players, dealer, hands, upcard, stock=(), num_decks=None, num_jokers=None) -> list[str]:

@@ -24,13 +24,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scenario import arrange_deck
+from scenario import STANDARD_DECK, arrange_deck
+from scenario import contract_rummy_cards as game_cards
 
 from rummy_env import IllegalActionError, contract_rummy_v0
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
-ONE_DECK = [r + s for s in SUITS for r in RANKS]
 HAND_SIZE = {1: 10, 2: 10, 3: 10, 4: 10, 5: 12, 6: 12, 7: 12}
 CONTRACT = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1), 6: (1, 2), 7: (0, 3)}
 PENALTY = {**{r: int(r) for r in "23456789"}, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 15}
@@ -39,14 +39,6 @@ FILL_ORDER = [RANKS[k * 5 % 13] + SUITS[k % 4] for k in range(52)]
 
 
 # ---------------------------------------------------------------------------- helpers
-def game_cards(num_players: int, num_decks: int | None = None, num_jokers: int | None = None) -> list[str]:
-    """Every physical card: one deck + 1 joker for 3-4 players, two decks + 2 jokers for 5-8."""
-    default = 1 if num_players <= 4 else 2
-    decks = default if num_decks is None else num_decks
-    jokers = default if num_jokers is None else num_jokers
-    return ONE_DECK * decks + ["JK"] * jokers
-
-
 def build_deck(num_players, dealer, hands, upcard, stock=(), num_decks=None, num_jokers=None) -> list[str]:
     """The exact deck order dealing ``hands`` (by seat; a ``None`` hand is filled with unused
     cards in ``FILL_ORDER``), then ``upcard``, then ``stock``."""
@@ -222,7 +214,7 @@ def test_hand_size_and_contract_of_each_deal(deal):
 
 def test_deal_is_one_card_at_a_time_from_dealers_left_then_upcard_then_stock():
     env = contract_rummy_v0.env(num_players=3)
-    deck = ONE_DECK + ["JK"]  # the raw order, written out without the helper
+    deck = STANDARD_DECK + ["JK"]  # the raw order, written out without the helper
     env.reset(seed=0, options={"deck": deck, "dealer": 1, "round": 1})
     d = desc(env)
     # seat 2 (left of dealer 1) gets deck[0], seat 0 deck[1], seat 1 deck[2], seat 2 deck[3], ...
@@ -1188,7 +1180,7 @@ def test_final_deal_rewards_in_relative_mode():
 # ============================================================ Stock exhaustion, dead rounds, turn cap
 def exhausted_stock_env(seed):
     env = contract_rummy_v0.env(num_players=3)
-    deck = ONE_DECK + ["JK"]
+    deck = STANDARD_DECK + ["JK"]
     env.reset(seed=seed, options={"deck": deck, "dealer": 2, "round": 5})
     # hands: 36 cards; upcard deck[36]; stock deck[37:], 16 cards
     for k in range(16):
@@ -1201,7 +1193,7 @@ def test_stock_exhaustion_reshuffles_the_discard_pile_less_its_top():
     d = desc(env)
     assert d["stock_size"] == 0 and d["round"] == 5 and d["turns"] == 16
     old = d["discard"]
-    assert old == (ONE_DECK + ["JK"])[36:]
+    assert old == (STANDARD_DECK + ["JK"])[36:]
     assert "draw stock" in legal(env)  # drawing from the empty stock stays legal
     who = d["current"]
     before = Counter(d["hands"][who])
@@ -1323,11 +1315,11 @@ def test_malformed_action_text_raises_value_error_naming_it(text):
 
 # ============================================================ Scenario options
 @pytest.mark.parametrize("options, message", [
-    ({"deck": ONE_DECK}, "deck"),  # no joker
-    ({"deck": ONE_DECK + ["JK", "JK"]}, "JK"),
-    ({"deck": ONE_DECK[:-1] + ["AC", "JK"]}, "AC"),
+    ({"deck": STANDARD_DECK}, "deck"),  # no joker
+    ({"deck": STANDARD_DECK + ["JK", "JK"]}, "JK"),
+    ({"deck": STANDARD_DECK[:-1] + ["AC", "JK"]}, "AC"),
     ({"deck": game_cards(5)}, "deck"),
-    ({"deck": ONE_DECK[:-1] + ["ZZ", "JK"]}, "ZZ"),
+    ({"deck": STANDARD_DECK[:-1] + ["ZZ", "JK"]}, "ZZ"),
     ({"deck": "AC 2C"}, "deck"),
     ({"round": 0}, "round"),
     ({"round": 8}, "round"),
