@@ -5,7 +5,7 @@ run."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from pettingzoo.utils.wrappers import BaseWrapper
 
@@ -60,6 +60,43 @@ def arrange_deck(
     deck = order + [upcard] + list(stock) + spare
     assert sorted(deck) == sorted(cards)
     return deck
+
+
+def empty_the_stock(env) -> None:
+    """Empties the stock through ``set_state``. Reachable only by manipulation: in play the
+    discard pile holds one card per stock draw."""
+    raw = env.unwrapped
+    snap = raw.get_state()
+    snap.state.stock = []
+    raw.set_state(snap)
+    assert raw.describe()["stock_size"] == 0
+
+
+def draw_from_reshuffled_stock(exhausted_stock_env: Callable[[int], Any]) -> Any:
+    """RULES.md, shared procedure 5, on ``exhausted_stock_env(seed)`` (a game with an empty
+    stock and a discard pile of several cards): ``draw stock`` stays legal and reshuffles
+    every discard but the top into the stock, then draws from it; the shuffle follows the
+    seed. Returns the env (seed 1) after the draw."""
+    env = exhausted_stock_env(1)
+    raw = env.unwrapped
+    d = raw.describe()
+    old, who = d["discard"], d["current"]
+    before = Counter(d["hands"][who])
+    assert "draw stock" in raw.legal_actions_text()  # drawing from the empty stock stays legal
+    env.step(raw.text_to_action("draw stock"))
+    d = raw.describe()
+    (drawn,) = list((Counter(d["hands"][who]) - before).elements())
+    assert d["discard"] == [old[-1]] and d["stock_size"] == len(old) - 2
+    stock = [raw.engine.card_set.format(f) for f in raw.game_state.stock]
+    assert Counter(stock + [drawn]) == Counter(old[:-1])
+    assert d["phase"] == "play"
+    # shuffled with the seeded RNG: same seed, same order; another seed, another order
+    again, other = exhausted_stock_env(1), exhausted_stock_env(2)
+    for e in (again, other):
+        e.step(e.unwrapped.text_to_action("draw stock"))
+    assert again.unwrapped.game_state.stock == raw.game_state.stock
+    assert other.unwrapped.game_state.stock != raw.game_state.stock
+    return env
 
 
 class DropApiTestOption(BaseWrapper):

@@ -24,7 +24,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scenario import STANDARD_DECK, arrange_deck
+from scenario import STANDARD_DECK, arrange_deck, draw_from_reshuffled_stock, empty_the_stock
 from scenario import contract_rummy_cards as game_cards
 
 from rummy_env import IllegalActionError, contract_rummy_v0
@@ -1192,34 +1192,9 @@ def test_stock_exhaustion_reshuffles_the_discard_pile_less_its_top():
     env = exhausted_stock_env(seed=1)
     d = desc(env)
     assert d["stock_size"] == 0 and d["round"] == 5 and d["turns"] == 16
-    old = d["discard"]
-    assert old == (STANDARD_DECK + ["JK"])[36:]
-    assert "draw stock" in legal(env)  # drawing from the empty stock stays legal
-    who = d["current"]
-    before = Counter(d["hands"][who])
-    play(env, "draw stock")
-    d = desc(env)
-    (drawn,) = list((Counter(d["hands"][who]) - before).elements())
-    assert d["discard"] == [old[-1]] and d["stock_size"] == 15
-    fmt = env.unwrapped.engine.card_set.format
-    stock = [fmt(f) for f in env.unwrapped.game_state.stock]
-    assert Counter(stock + [drawn]) == Counter(old[:-1])
-    assert d["round"] == 5 and d["phase"] == "play"
-    again = exhausted_stock_env(seed=1)
-    play(again, "draw stock")
-    assert again.unwrapped.game_state.stock == env.unwrapped.game_state.stock
-    other = exhausted_stock_env(seed=2)
-    play(other, "draw stock")
-    assert other.unwrapped.game_state.stock != env.unwrapped.game_state.stock
-
-
-def empty_the_stock(env):
-    # Reachable only by manipulation: in play the discard pile holds one card per stock draw.
-    raw = env.unwrapped
-    snap = raw.get_state()
-    snap.state.stock = []
-    raw.set_state(snap)
-    assert desc(env)["stock_size"] == 0
+    assert d["discard"] == (STANDARD_DECK + ["JK"])[36:]
+    d = desc(draw_from_reshuffled_stock(exhausted_stock_env))
+    assert d["stock_size"] == 15 and d["round"] == 5
 
 
 def test_dead_round_when_the_reshuffle_gives_no_cards():

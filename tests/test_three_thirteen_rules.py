@@ -17,7 +17,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scenario import arrange_deck
+from scenario import arrange_deck, draw_from_reshuffled_stock, empty_the_stock
 
 from rummy_env import IllegalActionError, three_thirteen_v0
 
@@ -554,34 +554,9 @@ def test_stock_reshuffle_all_discards_but_top():
     env = exhausted_stock_env(seed=1)
     d = desc(env)
     assert d["stock_size"] == 0 and d["round"] == 11 and d["turns"] == 25
-    old = d["discard"]
-    assert old == ONE_DECK[26:52]
-    who = d["current"]
-    before = Counter(d["hands"][who])
-    play(env, "draw stock")
-    d = desc(env)
-    (drawn,) = list((Counter(d["hands"][who]) - before).elements())
-    assert d["discard"] == [old[-1]]
-    assert d["stock_size"] == 24
-    stock = [env.unwrapped.engine.card_set.format(f) for f in env.unwrapped.game_state.stock]
-    assert Counter(stock + [drawn]) == Counter(old[:-1])
-    assert d["round"] == 11 and d["phase"] == "play"
-    # shuffled with the seeded RNG: same seed, same order; another seed, another order
-    again = exhausted_stock_env(seed=1)
-    play(again, "draw stock")
-    assert again.unwrapped.game_state.stock == env.unwrapped.game_state.stock
-    other = exhausted_stock_env(seed=2)
-    play(other, "draw stock")
-    assert other.unwrapped.game_state.stock != env.unwrapped.game_state.stock
-
-
-def empty_the_stock(env):
-    # Reachable only by manipulation: in play the discard pile holds one card per stock draw.
-    raw = env.unwrapped
-    snap = raw.get_state()
-    snap.state.stock = []
-    raw.set_state(snap)
-    assert desc(env)["stock_size"] == 0
+    assert d["discard"] == ONE_DECK[26:52]
+    d = desc(draw_from_reshuffled_stock(exhausted_stock_env))
+    assert d["stock_size"] == 24 and d["round"] == 11
 
 
 def test_dead_round_when_reshuffle_gives_no_cards():
