@@ -101,8 +101,8 @@ def draw_from_reshuffled_stock(exhausted_stock_env: Callable[[int], Any]) -> Any
 
 class DropApiTestOption(BaseWrapper):
     """Drops the dummy ``{"options": 1}`` that ``api_test`` passes to ``reset`` to probe the
-    signature (the envs reject unknown options, pinned by a strict xfail in each API
-    suite), so that the rest of ``api_test`` runs unchanged."""
+    signature (the envs reject unknown options, pinned by a strict xfail in
+    ``test_env_common.py``), so that the rest of ``api_test`` runs unchanged."""
 
     def reset(self, seed=None, options=None):
         if options == {"options": 1}:
