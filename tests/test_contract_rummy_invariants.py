@@ -102,19 +102,17 @@ leave no trace and games are deterministic.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import hashlib
 import random
 import time
 from collections import Counter
-from operator import add, le
 
 import numpy as np
 import pytest
+from invariant_checks import InvariantChecks
 
-from rummy_env import IllegalActionError, contract_rummy_v0
-from rummy_env.actions import ActionKind, Block
+from rummy_env import contract_rummy_v0
+from rummy_env.actions import ActionKind
 from rummy_env.engine import GameState, Phase
 
 PLAYERS = (3, 4, 5, 8)
@@ -139,25 +137,6 @@ SPECIAL_KINDS = frozenset({ActionKind.DEEP_DRAW, ActionKind.MELD_SET, ActionKind
                            ActionKind.LAY_OFF, ActionKind.SWAP})
 
 
-STATE_FIELDS = tuple(f.name for f in dataclasses.fields(GameState) if f.name != "legal_cache")
-
-
-def _freeze(value):
-    """A comparable copy of a game-state field (lists of bytearrays, of lists, of ints; the RNG)."""
-    kind = type(value)
-    if kind is list:
-        if value and type(value[0]) is bytearray:
-            return tuple(map(bytes, value))
-        if value and type(value[0]) is list:
-            return tuple(map(tuple, value))
-        return tuple(value)
-    if kind is bytearray:
-        return bytes(value)
-    if kind is random.Random:
-        return value.getstate()
-    return value
-
-
 def _fits(meld, face: int) -> bool:
     """Whether ``face`` may be laid off on ``meld`` (RULES.md, "Laying off"), from the rules
     text: a set takes a natural of its rank and a new suit, or a joker, up to 4 cards; a
@@ -179,62 +158,27 @@ def _fits(meld, face: int) -> bool:
     return face // NUM_RANKS == meld.suit and any(q % NUM_RANKS == face % NUM_RANKS for q in ends)
 
 
-class Checker:
+class Checker(InvariantChecks):
     """Runs games on one env and checks the invariants of the module docstring."""
 
     def __init__(self, n: int, max_turns: int, seed: int) -> None:
-        self.env = contract_rummy_v0.env(num_players=n, max_turns_per_round=max_turns)
-        self.raw = raw = self.env.unwrapped
-        self.n = n
-        self.rng = random.Random(seed)  # the checks' choices: illegal ids, hidden-card shuffles
-        self.np_rng = np.random.default_rng(seed)
+        super().__init__(contract_rummy_v0.env(num_players=n, max_turns_per_round=max_turns), seed)
         self.policy_rng = random.Random(seed + 7_000_001)  # the policy's own, so checks leave no trace
-        self.engine = raw.engine
-        self.layout = layout = raw.layout
-        self.kinds = layout.kinds
-        self.args = layout.args
-        self.num_actions = layout.size
-        self.deck_list = list(raw.rules.deck.face_counts())
-        self.num_faces = len(self.deck_list)
+        self.kinds = self.layout.kinds
+        self.args = self.layout.args
         assert self.num_faces == 53
-        self.hand_slice = raw.observer.offsets["hand"]
-        self.discard_start = layout.start("discard")
-        self.blocks = [Block(ActionKind.DRAW_STOCK, 0, 2), *layout.blocks.values()]
-        self.count = Counter()
+        self.discard_start = self.layout.start("discard")
         self.prev_table: tuple = ()
         self.prev_round = -1
 
     # ------------------------------------------------------------ (a)
-    def check_cards(self, st: GameState | None = None) -> None:
-        """(a): conservation of every face, ``discard_counts``, ``known``, ``hand_sizes``,
-        and every table meld valid and made of exactly its cards."""
-        st = self.raw.game_state if st is None else st
-        hands = st.hands
-        assert len(hands) == self.n and all(len(h) == self.num_faces for h in hands)
-        assert [sum(h) for h in hands] == st.hand_sizes, (st.hand_sizes, [sum(h) for h in hands])
-        discard = [0] * self.num_faces
-        for f in st.discard:
-            discard[f] += 1
-        assert discard == list(st.discard_counts), "discard_counts does not count the discard pile"
-        total = list(discard)
-        for f in st.stock:
-            total[f] += 1
-        is_valid = self.engine.solver.is_valid
-        for slot, tm in enumerate(st.table):
-            meld = tm.meld
-            assert is_valid(meld), f"invalid meld on the table at slot {slot}: {meld}"
-            assert sorted(tm.cards) == sorted(meld.naturals + (JOKER,) * meld.wilds), (
-                f"slot {slot}: cards {tm.cards} are not the meld's naturals and jokers {meld}")
-            assert 0 <= tm.owner < self.n
-            for f in tm.cards:
-                total[f] += 1
-        for h in hands:
-            total = list(map(add, total, h))
-        if total != self.deck_list:
-            diff = {f: t - d for f, (t, d) in enumerate(zip(total, self.deck_list)) if t != d}
-            raise AssertionError(f"cards not conserved (face: surplus): {diff}")
-        for h, k in zip(hands, st.known):
-            assert all(map(le, k, h)), "a seat is 'known' to hold a card it does not hold"
+    def check_table_meld(self, slot: int, tm) -> None:
+        """Every table meld valid and made of exactly its cards."""
+        meld = tm.meld
+        assert self.engine.solver.is_valid(meld), f"invalid meld on the table at slot {slot}: {meld}"
+        assert sorted(tm.cards) == sorted(meld.naturals + (JOKER,) * meld.wilds), (
+            f"slot {slot}: cards {tm.cards} are not the meld's naturals and jokers {meld}")
+        assert 0 <= tm.owner < self.n
 
     def check_structure(self) -> None:
         """Cheap consistency of the turn's bookkeeping with the rules (part of (a))."""
@@ -385,110 +329,6 @@ class Checker:
         (regression: ``test_deal7_going_down_must_use_every_card``)."""
         bad = self.deal7_bad_offers(legal)
         assert not bad, f"deal 7 going-down melds that cannot use every card: {[self.layout.text(a) for a in bad]}"
-
-    # ------------------------------------------------------------ (c)
-    def fingerprint(self) -> tuple:
-        """Every field of the raw env's game state (RNG state included), and the AEC bookkeeping."""
-        raw = self.raw
-        st = raw.game_state
-        return (
-            tuple(_freeze(getattr(st, name)) for name in STATE_FIELDS),
-            list(raw.agents), raw.agent_selection, dict(raw.rewards), dict(raw._cumulative_rewards),
-            dict(raw.terminations), dict(raw.truncations),
-        )
-
-    def pick_illegal(self, legal: list[int]) -> int:
-        """A masked-out id: half the time from a block that has legal actions now (the
-        nearest misses), else from the whole space."""
-        legal_set = set(legal)
-        if self.rng.random() < 0.5:
-            blocks = [b for b in self.blocks if any(b.start <= a < b.stop for a in legal)]
-            block = self.rng.choice(blocks)
-            near = [a for a in range(block.start, block.stop) if a not in legal_set]
-            if near:
-                return self.rng.choice(near)
-        while True:
-            a = self.rng.randrange(self.num_actions)
-            if a not in legal_set:
-                return a
-
-    def check_illegal(self, agent: str, legal: list[int], thorough: bool) -> dict | None:
-        raw = self.raw
-        action = self.pick_illegal(legal)
-        described = raw.describe() if thorough else None
-        state = self.fingerprint()
-        obs = {}
-        for a in (raw.possible_agents if thorough else [agent]):
-            o = self.env.observe(a)
-            obs[a] = (o["observation"].copy(), o["action_mask"].copy())
-        with pytest.raises(IllegalActionError) as info:
-            self.env.step(action)
-        assert agent in str(info.value) and raw.action_to_text(action) in str(info.value)
-        raw._obs_cache = {}  # observe afresh: the failed step did not clear the cache
-        assert not thorough or raw.describe() == described, f"illegal action {action} changed describe()"
-        assert self.fingerprint() == state, f"illegal action {action} changed the state"
-        for a, (ob, mk) in obs.items():
-            o = self.env.observe(a)
-            assert np.array_equal(o["observation"], ob) and np.array_equal(o["action_mask"], mk), (
-                f"illegal action {action} changed {a}'s observation")
-        self.count["illegal_checks"] += 1
-        return described
-
-    # ------------------------------------------------------------ (d)
-    def check_hidden(self, agent: str, described: dict | None) -> None:
-        raw = self.raw
-        seat = raw._seat[agent]
-        ob = self.env.observe(agent)
-        obs_before, mask_before = ob["observation"].copy(), ob["action_mask"].copy()
-        original = raw.get_state()
-        restored = self.fingerprint() if described is not None else None
-        st = copy.copy(original.state)  # set_state copies it again; only hands and stock change
-        others = [p for p in range(self.n) if p != seat]
-        pool: list[int] = list(st.stock)
-        hidden_sizes = []
-        for p in others:
-            hidden_sizes.append(st.hand_sizes[p] - sum(st.known[p]))
-            for f, (h, k) in enumerate(zip(st.hands[p], st.known[p])):
-                if h > k:
-                    pool.extend([f] * (h - k))
-        hands_before, stock_before = st.hands, st.stock
-        places = len(stock_before) + sum(1 for size in hidden_sizes if size)  # the stock's order counts
-        movable = len(set(pool)) >= 2 and places >= 2
-        for _ in range(20):  # until some card moves (a tiny pool may come back as it was)
-            shuffled = self.np_rng.permutation(pool).tolist()  # (random.shuffle is several times slower)
-            at = 0
-            hands = list(hands_before)
-            for p, size in zip(others, hidden_sizes):
-                hand = bytearray(st.known[p])
-                for f in shuffled[at:at + size]:
-                    hand[f] += 1
-                at += size
-                hands[p] = hand
-            stock = shuffled[at:]
-            changed = stock != stock_before or hands != hands_before
-            if changed or not movable:
-                break
-        st.hands, st.stock = hands, stock
-        assert len(st.stock) == len(original.state.stock)
-        st.legal_cache = None
-        raw.set_state(dataclasses.replace(original, state=st))
-        try:
-            ob = self.env.observe(agent)
-            if not np.array_equal(ob["observation"], obs_before):
-                parts = [k for k, sl in raw.observer.offsets.items()
-                         if not np.array_equal(ob["observation"][sl], obs_before[sl])]
-                raise AssertionError(f"{agent}'s observation depends on cards it cannot see: parts {parts}")
-            assert np.array_equal(ob["action_mask"], mask_before), f"{agent}'s mask depends on hidden cards"
-            if described is not None:
-                assert raw.describe(agent) == {**described, "hands": {agent: described["hands"][agent]}}
-        finally:
-            raw.set_state(original)
-        if restored is not None:
-            assert self.fingerprint() == restored, "set_state did not restore the snapshot"
-        else:
-            assert np.array_equal(self.env.observe(agent)["observation"], obs_before)
-        self.count["hidden_checks"] += 1
-        self.count["hidden_changed"] += changed or not movable
 
     # ------------------------------------------------------------ (e)
     def check_lookahead(self, legal: list[int]) -> None:

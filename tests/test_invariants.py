@@ -25,8 +25,9 @@ Checked at EVERY agent step (every iteration of ``agent_iter``, including the fi
     at game end every mask is all zeros;
 (e) ``hand_sizes`` equal the sum of each hand's counts; the ``hand`` part of the acting
     agent's observation equals its hand;
-(c) one random masked-out action id raises ``IllegalActionError`` naming the agent
-    (through the wrapped env) and changes nothing: the acting agent's observation and
+(c) one random masked-out action id (half the time from a block with legal actions now)
+    raises ``IllegalActionError`` naming the agent and the action (through the wrapped
+    env) and changes nothing: the acting agent's observation and
     mask, and every field of the game state and AEC bookkeeping (hands, stock order,
     discard, known, table, scores, RNG state, agent_selection, rewards, ...) are equal
     before and after;
@@ -36,7 +37,8 @@ Checked at EVERY agent step (every iteration of ``agent_iter``, including the fi
     ``set_state``; the acting agent's observation (bit for bit) and its mask must not
     change; then the original snapshot is restored with ``set_state`` and checked to be
     restored (its observation again; in the games below, every state field).
-    Every shuffle is asserted to have moved some card.
+    Every shuffle is asserted to have moved some card (where any card could move).
+    (a), (c) and (d) are the shared checks of ``invariant_checks.py``.
 
 In 2 games in 9 (games 0 and 5 of each chunk, and the first default-cap game of each
 player count), (c) and (d) are also checked through JSON: ``describe()`` and every
@@ -59,15 +61,13 @@ through ``last()`` add up to (mean final score - own)/100, and nothing is trunca
 
 from __future__ import annotations
 
-import dataclasses
-import random
 import time
-from operator import add, le
 
 import numpy as np
 import pytest
+from invariant_checks import InvariantChecks
 
-from rummy_env import IllegalActionError, three_thirteen_v0
+from rummy_env import three_thirteen_v0
 from rummy_env.engine import Phase
 
 NUM_ACTIONS = 106
@@ -81,54 +81,19 @@ ORACLE_GAMES = (3,)  # games of a chunk with the go-out oracle at every step
 PLAYERS = (2, 3, 4)
 
 
-class Checker:
+class Checker(InvariantChecks):
     """Runs games on one env and checks the invariants of the module docstring."""
 
     def __init__(self, n: int, max_turns: int, seed: int) -> None:
-        self.env = three_thirteen_v0.env(num_players=n, max_turns_per_round=max_turns)
-        self.raw = self.env.unwrapped
-        self.n = n
-        self.rng = random.Random(seed)
-        self.deck_list = list(self.raw.rules.deck.face_counts())
-        self.num_faces = len(self.deck_list)
-        self.hand_slice = self.raw.observer.offsets["hand"]
+        super().__init__(three_thirteen_v0.env(num_players=n, max_turns_per_round=max_turns), seed)
         self.steps = 0
         self.reshuffles = 0
         self.go_outs = 0
         self.dead_rounds = 0
-        self.illegal_checks = 0
-        self.hidden_checks = 0
-        self.hidden_changed = 0
         self.deep_steps = 0
         self.last_turn_deep_steps = 0
 
     # ------------------------------------------------------------ invariants
-    def check_cards(self) -> None:
-        """(a) and (e), in plain Python (this runs at every step of every game)."""
-        st = self.raw.game_state
-        hands = st.hands
-        assert len(hands) == self.n and all(len(h) == self.num_faces for h in hands)
-        # (e)
-        assert [sum(h) for h in hands] == st.hand_sizes, (st.hand_sizes, [sum(h) for h in hands])
-        # (a)
-        discard = [0] * self.num_faces
-        for f in st.discard:
-            discard[f] += 1
-        assert discard == list(st.discard_counts), "discard_counts does not count the discard pile"
-        total = list(discard)
-        for f in st.stock:
-            total[f] += 1
-        for tm in st.table:
-            for f in tm.cards:
-                total[f] += 1
-        for h in hands:
-            total = list(map(add, total, h))
-        if total != self.deck_list:
-            diff = {f: t - d for f, (t, d) in enumerate(zip(total, self.deck_list)) if t != d}
-            raise AssertionError(f"cards not conserved (face: surplus): {diff}")
-        for h, k in zip(hands, st.known):
-            assert all(map(le, k, h)), "a seat is 'known' to hold a card it does not hold"
-
     def oracle_legal(self) -> list[int]:
         """The legal actions from the rules text, independent of the engine's go-out search."""
         st, eng = self.raw.game_state, self.raw.engine
@@ -170,96 +135,6 @@ class Checker:
                 assert not raw.observe(other)["action_mask"].any(), (
                     f"{other} has a non-zero mask while {agent} acts")
         return legal
-
-    def fingerprint(self) -> tuple:
-        """A copy of every field of the raw env's game state, plus the AEC bookkeeping."""
-        raw = self.raw
-        st = raw.game_state
-        return (
-            st.round, st.dealer, st.current, st.phase, [bytes(h) for h in st.hands], list(st.hand_sizes),
-            list(st.stock), list(st.discard), bytes(st.discard_counts), [bytes(k) for k in st.known],
-            [(tm.owner, tm.meld, tuple(tm.cards)) for tm in st.table], list(st.scores),
-            [list(p) for p in st.round_penalties], st.taken_face, st.went_out, st.last_turns_left, st.turns,
-            st.rng.getstate(), list(raw.agents), raw.agent_selection, dict(raw.rewards),
-            dict(raw._cumulative_rewards), dict(raw.terminations), dict(raw.truncations),
-        )
-
-    def check_illegal(self, agent: str, legal: list[int], thorough: bool) -> dict | None:
-        """(c); when ``thorough``, also every agent's observation and ``describe()``, which
-        is returned (checked unchanged) for ``check_hidden``."""
-        raw = self.raw
-        legal_set = set(legal)
-        action = self.rng.choice([a for a in range(NUM_ACTIONS) if a not in legal_set])
-        described = raw.describe() if thorough else None
-        state = self.fingerprint()
-        obs = {}
-        for a in (raw.possible_agents if thorough else [agent]):
-            o = self.env.observe(a)
-            obs[a] = (o["observation"].copy(), o["action_mask"].copy())
-        with pytest.raises(IllegalActionError) as info:
-            self.env.step(action)
-        assert agent in str(info.value)
-        assert not thorough or raw.describe() == described, f"illegal action {action} changed describe()"
-        assert self.fingerprint() == state, f"illegal action {action} changed the state"
-        for a, (ob, mk) in obs.items():
-            o = self.env.observe(a)
-            assert np.array_equal(o["observation"], ob) and np.array_equal(o["action_mask"], mk), (
-                f"illegal action {action} changed {a}'s observation")
-        self.illegal_checks += 1
-        return described
-
-    def check_hidden(self, agent: str, described: dict | None) -> None:
-        """(d); ``described``, when given, is the current ``describe()``, and the agent's
-        ``describe(agent)`` view is checked too."""
-        raw = self.raw
-        seat = raw._seat[agent]
-        ob = self.env.observe(agent)
-        obs_before, mask_before = ob["observation"].copy(), ob["action_mask"].copy()
-        original = raw.get_state()
-        restored = self.fingerprint() if described is not None else None
-        st = original.state.clone()
-        others = [p for p in range(self.n) if p != seat]
-        pool: list[int] = list(st.stock)
-        hidden_sizes = []
-        for p in others:
-            hidden_sizes.append(st.hand_sizes[p] - sum(st.known[p]))
-            for f, (h, k) in enumerate(zip(st.hands[p], st.known[p])):
-                if h > k:
-                    pool.extend([f] * (h - k))
-        self.rng.shuffle(pool)
-        at = 0
-        changed = False
-        for p, size in zip(others, hidden_sizes):
-            hand = bytearray(st.known[p])
-            for f in pool[at:at + size]:
-                hand[f] += 1
-            at += size
-            changed = changed or hand != st.hands[p]
-            st.hands[p] = hand
-        changed = changed or pool[at:] != st.stock
-        st.stock = pool[at:]
-        assert len(st.stock) == len(original.state.stock)
-        st.legal_cache = None
-        raw.set_state(dataclasses.replace(original, state=st))
-        try:
-            self.check_cards()
-            ob = self.env.observe(agent)
-            if not np.array_equal(ob["observation"], obs_before):
-                parts = [k for k, sl in raw.observer.offsets.items()
-                         if not np.array_equal(ob["observation"][sl], obs_before[sl])]
-                raise AssertionError(f"{agent}'s observation depends on cards it cannot see: parts {parts}")
-            assert np.array_equal(ob["action_mask"], mask_before)
-            # describe(agent) shows only the agent's own hand, so it must not change either
-            if described is not None:
-                assert raw.describe(agent) == {**described, "hands": {agent: described["hands"][agent]}}
-        finally:
-            raw.set_state(original)
-        if restored is not None:
-            assert self.fingerprint() == restored, "set_state did not restore the snapshot"
-        else:  # cheaper: the acting agent's view is back
-            assert np.array_equal(self.env.observe(agent)["observation"], obs_before)
-        self.hidden_checks += 1
-        self.hidden_changed += changed
 
     # ------------------------------------------------------------ play
     def choose(self, legal: list[int]) -> int:
@@ -335,8 +210,8 @@ def test_random_games_short_rounds(n, chunk):
         checker.play_game(seed=100_000 * n + chunk * SHORT_GAMES_PER_CHUNK + g,
                           deep=g in DEEP_GAMES, oracle=g in ORACLE_GAMES)
     assert checker.go_outs > 0 and checker.dead_rounds > 0
-    assert checker.illegal_checks == checker.hidden_checks == checker.steps > 0
-    assert checker.hidden_changed == checker.hidden_checks  # every shuffle moved some card
+    assert checker.count["illegal_checks"] == checker.count["hidden_checks"] == checker.steps > 0
+    assert checker.count["hidden_changed"] == checker.count["hidden_checks"]  # every shuffle moved some card
     _report(checker, f"n={n} chunk={chunk}", SHORT_GAMES_PER_CHUNK, start)
 
 
@@ -348,7 +223,7 @@ def test_random_games_default_turn_cap(n):
         checker.play_game(seed=900_000 + 10 * n + g, deep=g == 0, oracle=g == 0)
     assert checker.reshuffles > 0, "no stock reshuffle happened: the long games cover nothing extra"
     assert checker.go_outs > 0
-    assert checker.illegal_checks == checker.hidden_checks == checker.steps > 0
+    assert checker.count["illegal_checks"] == checker.count["hidden_checks"] == checker.steps > 0
     _report(checker, f"n={n} default cap", LONG_GAMES, start)
 
 
