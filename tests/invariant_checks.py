@@ -16,7 +16,7 @@ import pytest
 
 from rummy_env import IllegalActionError
 from rummy_env.actions import ActionKind, Block
-from rummy_env.engine import GameState
+from rummy_env.engine import GameState, Phase
 
 STATE_FIELDS = tuple(f.name for f in dataclasses.fields(GameState) if f.name != "legal_cache")
 
@@ -84,6 +84,34 @@ class InvariantChecks:
 
     def check_table_meld(self, slot: int, tm) -> None:
         """A game's own checks of a meld on the table (none by default)."""
+
+    # ------------------------------------------------------------ (b)
+    def check_masks(self, agent: str, obs: dict, term: bool, oracle: bool = True) -> list[int]:
+        """The acting agent's mask is non-empty and equals the engine's legal actions (and,
+        with ``oracle``, the game's ``check_oracle``); the ``hand`` part of its observation
+        is its hand; every other agent's mask is all zeros, and at the end every mask."""
+        raw, st = self.raw, self.raw.game_state
+        mask = obs["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (self.num_actions,)
+        legal = np.flatnonzero(mask).tolist()
+        if term:
+            assert st.phase == Phase.GAME_OVER and not legal
+        else:
+            assert st.phase != Phase.GAME_OVER
+            assert agent == raw.possible_agents[st.current]
+            assert legal, "empty action mask for the agent to act (a dead end)"
+            assert legal == sorted(self.engine.legal_actions(st))
+            assert obs["observation"][self.hand_slice].tolist() == list(st.hands[st.current])
+            if oracle:
+                self.check_oracle(legal)
+        for other in raw.possible_agents:
+            if other != agent or term:
+                assert not raw.observe(other)["action_mask"].any(), (
+                    f"{other} has a non-zero mask while {agent} acts")
+        return legal
+
+    def check_oracle(self, legal: list[int]) -> None:
+        """The game's independent check of the legal actions (none by default)."""
 
     # ------------------------------------------------------------ (c)
     def fingerprint(self) -> tuple:

@@ -229,26 +229,6 @@ class Checker(InvariantChecks):
         self.prev_round = st.round
 
     # ------------------------------------------------------------ (b)
-    def check_masks(self, agent: str, obs: dict, term: bool) -> list[int]:
-        raw, st = self.raw, self.raw.game_state
-        mask = obs["action_mask"]
-        assert mask.dtype == np.int8 and mask.shape == (self.num_actions,)
-        legal = np.flatnonzero(mask).tolist()
-        if term:
-            assert st.phase == Phase.GAME_OVER and not legal
-        else:
-            assert st.phase != Phase.GAME_OVER
-            assert agent == raw.possible_agents[st.current]
-            assert legal, "empty action mask for the agent to act (a dead end)"
-            assert set(legal) == set(self.engine.legal_actions(st))
-            assert obs["observation"][self.hand_slice].tolist() == list(st.hands[st.current])
-            self.check_oracle(legal)
-        for other in raw.possible_agents:
-            if other != agent or term:
-                assert not raw.observe(other)["action_mask"].any(), (
-                    f"{other} has a non-zero mask while {agent} acts")
-        return legal
-
     def check_oracle(self, legal: list[int]) -> None:
         """What the rules text fixes about the mask, independently of the engine's search:
         which kinds of action each phase offers, the exact draws and discards, and the
