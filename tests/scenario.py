@@ -62,6 +62,35 @@ def arrange_deck(
     return deck
 
 
+def reset_to(env, deck: list[str], dealer: int, round_no: int, scores=None, seed: int = 0):
+    """``env`` reset with the scenario options (RULES.md, "Scenario set-up"); returns it."""
+    options = {"deck": deck, "dealer": dealer, "round": round_no}
+    if scores is not None:
+        options["scores"] = scores
+    env.reset(seed=seed, options=options)
+    return env
+
+
+def play(env, *texts: str) -> None:
+    """Steps the env with each action text in turn."""
+    for text in texts:
+        env.step(env.unwrapped.text_to_action(text))
+
+
+def legal(env) -> list[str]:
+    """The legal actions' texts, sorted."""
+    return sorted(env.unwrapped.legal_actions_text())
+
+
+def desc(env) -> dict:
+    return env.unwrapped.describe()
+
+
+def P(i: int) -> str:
+    """The agent name of seat ``i``."""
+    return f"player_{i}"
+
+
 def empty_the_stock(env) -> None:
     """Empties the stock through ``set_state``. Reachable only by manipulation: in play the
     discard pile holds one card per stock draw."""

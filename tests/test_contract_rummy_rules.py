@@ -24,7 +24,17 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scenario import STANDARD_DECK, arrange_deck, draw_from_reshuffled_stock, empty_the_stock
+from scenario import (
+    STANDARD_DECK,
+    P,
+    arrange_deck,
+    desc,
+    draw_from_reshuffled_stock,
+    empty_the_stock,
+    legal,
+    play,
+    reset_to,
+)
 from scenario import contract_rummy_cards as game_cards
 
 from rummy_env import IllegalActionError, contract_rummy_v0
@@ -51,20 +61,7 @@ def start(num_players, deal, dealer, hands, upcard, stock=(), scores=None, seed=
     """A wrapped env reset to the scenario."""
     env = contract_rummy_v0.env(num_players=num_players, **config)
     deck = build_deck(num_players, dealer, hands, upcard, stock, config.get("num_decks"), config.get("num_jokers"))
-    options = {"deck": deck, "dealer": dealer, "round": deal}
-    if scores is not None:
-        options["scores"] = scores
-    env.reset(seed=seed, options=options)
-    return env
-
-
-def play(env, *texts: str) -> None:
-    for text in texts:
-        env.step(env.unwrapped.text_to_action(text))
-
-
-def legal(env) -> list[str]:
-    return sorted(env.unwrapped.legal_actions_text())
+    return reset_to(env, deck, dealer, deal, scores, seed)
 
 
 def legal_of(env, kind: str) -> list[str]:
@@ -72,16 +69,8 @@ def legal_of(env, kind: str) -> list[str]:
     return [a for a in legal(env) if a.startswith(kind)]
 
 
-def desc(env) -> dict:
-    return env.unwrapped.describe()
-
-
 def hand(env, seat: int) -> list[str]:
     return desc(env)["hands"][P(seat)]
-
-
-def P(i: int) -> str:
-    return f"player_{i}"
 
 
 def discards(cards) -> list[str]:

@@ -17,7 +17,16 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from scenario import arrange_deck, draw_from_reshuffled_stock, empty_the_stock
+from scenario import (
+    P,
+    arrange_deck,
+    desc,
+    draw_from_reshuffled_stock,
+    empty_the_stock,
+    legal,
+    play,
+    reset_to,
+)
 
 from rummy_env import IllegalActionError, three_thirteen_v0
 
@@ -44,24 +53,7 @@ def start(num_players, round_no, dealer, hands, upcard, stock=(), scores=None, s
     """A wrapped env reset to the scenario."""
     env = three_thirteen_v0.env(num_players=num_players, **config)
     deck = build_deck(num_players, dealer, hands, upcard, stock, config.get("num_decks"))
-    options = {"deck": deck, "dealer": dealer, "round": round_no}
-    if scores is not None:
-        options["scores"] = scores
-    env.reset(seed=seed, options=options)
-    return env
-
-
-def play(env, *texts: str) -> None:
-    for text in texts:
-        env.step(env.unwrapped.text_to_action(text))
-
-
-def legal(env) -> list[str]:
-    return sorted(env.unwrapped.legal_actions_text())
-
-
-def desc(env) -> dict:
-    return env.unwrapped.describe()
+    return reset_to(env, deck, dealer, round_no, scores, seed)
 
 
 def card_key(card: str) -> tuple[int, int]:
@@ -70,10 +62,6 @@ def card_key(card: str) -> tuple[int, int]:
 
 def ordered(cards) -> list[str]:
     return sorted(cards, key=card_key)
-
-
-def P(i: int) -> str:
-    return f"player_{i}"
 
 
 def melds_of(env) -> list[tuple[str, str, list[str]]]:
