@@ -93,7 +93,7 @@ Rewards arrive at the step that ends a round (that step also deals the next roun
 of RULES.md: `deck` (the exact shuffled order of all cards, as card text), `dealer`
 (seat), `round` (1-based), `scores` (list per seat or dict per agent); any other option key
 is rejected with a `ValueError` (so `pettingzoo.test.api_test`, which probes `reset` with a
-dummy `{"options": 1}`, runs through a wrapper that drops it: see `tests/test_api.py`). An illegal action
+dummy `{"options": 1}`, runs through a wrapper that drops it: see `tests/test_env_common.py`). An illegal action
 raises `IllegalActionError` (a `ValueError`) naming the action and the agent, and changes
 nothing.
 

@@ -1,5 +1,7 @@
-"""PettingZoo API conformance, configuration errors, call order, rendering and action text
-for ``rummy_env.three_thirteen_v0`` (env spec: the module docstring; rules: RULES.md)."""
+"""PettingZoo registration and spaces, configuration errors, illegal actions, rendering and
+action text for ``rummy_env.three_thirteen_v0`` (env spec: the module docstring; rules:
+RULES.md). ``api_test``, ``seed_test`` and the call-order checks every game shares are in
+``test_env_common.py``."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ import random
 import numpy as np
 import pytest
 from gymnasium import spaces
-from pettingzoo.test import api_test, seed_test
-from scenario import DropApiTestOption
 
 import rummy_env
 from rummy_env import IllegalActionError, three_thirteen_v0
@@ -19,24 +19,7 @@ NUM_ACTIONS = 106  # 2 draws + 52 discards + 52 go outs (docstring, "Action spac
 OBS_SIZE = {2: 350, 3: 407, 4: 464}  # docstring, "Observation Shape"
 
 
-# ---------------------------------------------------------------- PettingZoo's own tests
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_api_test(n):
-    # A small turn cap makes the episode end inside the cycles, so api_test sees termination.
-    api_test(DropApiTestOption(three_thirteen_v0.env(num_players=n, max_turns_per_round=6)), num_cycles=2000)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_api_test_default_config(n):
-    api_test(DropApiTestOption(three_thirteen_v0.env(num_players=n)), num_cycles=300)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_seed_test(n):
-    seed_test(lambda: three_thirteen_v0.env(num_players=n), num_cycles=500)
-    seed_test(lambda: three_thirteen_v0.env(num_players=n, max_turns_per_round=5), num_cycles=1000)
-
-
+# ---------------------------------------------------------------- registration
 def test_registered_with_pettingzoo_make():
     import pettingzoo
 

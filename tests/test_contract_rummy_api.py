@@ -1,7 +1,8 @@
-"""PettingZoo API conformance, spaces and the docstring's tables, configuration errors, call
-order, action text, rendering, determinism and state snapshots for
+"""PettingZoo registration, spaces and the docstring's tables, configuration errors, illegal
+actions, action text, rendering, determinism and state snapshots for
 ``rummy_env.contract_rummy_v0`` (env spec: the module docstring; rules: RULES.md,
-"Contract Rummy"). Mirrors ``test_api.py`` (Three-Thirteen)."""
+"Contract Rummy"). ``api_test``, ``seed_test`` and the call-order checks every game shares
+are in ``test_env_common.py``."""
 
 from __future__ import annotations
 
@@ -11,8 +12,6 @@ from itertools import combinations
 import numpy as np
 import pytest
 from gymnasium import spaces
-from pettingzoo.test import api_test, seed_test
-from scenario import DropApiTestOption
 
 import rummy_env
 from rummy_env import IllegalActionError, contract_rummy_v0
@@ -32,25 +31,7 @@ def _random_legal(obs: dict, rng: np.random.Generator) -> int:
     return int(rng.choice(np.flatnonzero(obs["action_mask"])))
 
 
-# ---------------------------------------------------------------- PettingZoo's own tests
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_api_test(n):
-    # A small turn cap makes the episode end inside the cycles, so api_test sees termination.
-    env = contract_rummy_v0.env(num_players=n, max_turns_per_round=4)
-    api_test(DropApiTestOption(env), num_cycles=1000)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_api_test_default_config(n):
-    api_test(DropApiTestOption(contract_rummy_v0.env(num_players=n)), num_cycles=1000)
-
-
-@pytest.mark.parametrize("n", PLAYERS)
-def test_pettingzoo_seed_test(n):
-    seed_test(lambda: contract_rummy_v0.env(num_players=n), num_cycles=200)
-    seed_test(lambda: contract_rummy_v0.env(num_players=n, max_turns_per_round=3), num_cycles=100)
-
-
+# ---------------------------------------------------------------- registration
 def test_registered_with_pettingzoo_make():
     import pettingzoo
 

@@ -1,28 +1,48 @@
-"""API behaviour that every game shares, run for each game: PettingZoo's ``api_test`` as
-it is (pinned: the envs reject its dummy reset option), calls out of order, and stepping
-after the game ends. Each game's own API suite holds what differs between games."""
+"""API behaviour that every game shares, run for each game at every player count:
+PettingZoo's ``api_test`` (as it is, pinned: the envs reject its dummy reset option; then
+without that option, with a short turn cap and at the default config) and ``seed_test``,
+calls out of order, and stepping after the game ends. Each game's own API suite holds
+what differs between games."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from types import ModuleType
+
 import numpy as np
 import pytest
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, seed_test
+from scenario import DropApiTestOption
 
 from rummy_env import IllegalActionError, contract_rummy_v0, three_thirteen_v0
 from rummy_env.engine import Phase
 
-# Every game module, with the player counts it supports.
+
+
+@dataclass(frozen=True)
+class Game:
+    module: ModuleType
+    player_counts: tuple[int, ...]
+    short_cap: int
+    """A turn cap that ends games inside api_test's cycles, so that it sees termination."""
+    api_cycles: int
+    default_api_cycles: int
+    seed_cycles: int
+    short_seed_cycles: int
+    """seed_test cycles at the default config, and with a cap one turn below ``short_cap``."""
+
+
+# Every game, with the player counts it supports and cycle counts sized to its steps' cost.
 GAMES = {
-    "three_thirteen": (three_thirteen_v0, (2, 3, 4)),
-    "contract_rummy": (contract_rummy_v0, (3, 4, 5, 8)),
+    "three_thirteen": Game(three_thirteen_v0, (2, 3, 4), 6, 2000, 300, 500, 1000),
+    "contract_rummy": Game(contract_rummy_v0, (3, 4, 5, 8), 4, 1000, 1000, 200, 100),
 }
-EVERY_COUNT = [(name, n) for name, (_, counts) in GAMES.items() for n in counts]
+EVERY_COUNT = [(name, n) for name, game in GAMES.items() for n in game.player_counts]
 
 
 def smallest(game: str):
     """The game's module and its smallest player count."""
-    module, counts = GAMES[game]
-    return module, counts[0]
+    return GAMES[game].module, GAMES[game].player_counts[0]
 
 
 @pytest.mark.xfail(strict=True, raises=ValueError, reason=(
@@ -31,7 +51,26 @@ def smallest(game: str):
     "scenario set-up); each game's API suite runs the rest of api_test through DropApiTestOption"))
 @pytest.mark.parametrize("game, n", EVERY_COUNT)
 def test_pettingzoo_api_test_unmodified(game, n):
-    api_test(GAMES[game][0].env(num_players=n), num_cycles=10)
+    api_test(GAMES[game].module.env(num_players=n), num_cycles=10)
+
+
+@pytest.mark.parametrize("game, n", EVERY_COUNT)
+def test_pettingzoo_api_test(game, n):
+    g = GAMES[game]
+    api_test(DropApiTestOption(g.module.env(num_players=n, max_turns_per_round=g.short_cap)), num_cycles=g.api_cycles)
+
+
+@pytest.mark.parametrize("game, n", EVERY_COUNT)
+def test_pettingzoo_api_test_default_config(game, n):
+    g = GAMES[game]
+    api_test(DropApiTestOption(g.module.env(num_players=n)), num_cycles=g.default_api_cycles)
+
+
+@pytest.mark.parametrize("game, n", EVERY_COUNT)
+def test_pettingzoo_seed_test(game, n):
+    g = GAMES[game]
+    seed_test(lambda: g.module.env(num_players=n), num_cycles=g.seed_cycles)
+    seed_test(lambda: g.module.env(num_players=n, max_turns_per_round=g.short_cap - 1), num_cycles=g.short_seed_cycles)
 
 
 @pytest.mark.parametrize("game", GAMES)
