@@ -11,6 +11,7 @@ block         size        action
 ============  ==========  ====================================================
 draw_stock    1           ``draw stock``
 draw_discard  1           ``draw discard`` (the top card)
+buy           2           ``buy``, ``pass``: the buy question (games with buying)
 deep_draw     D - 1       ``draw discard N``, N = 2..D (contract games with deep draws)
 discard       F           ``discard 7H``, by face
 go_out        F           ``go out 7H``, by face (Three-Thirteen)
@@ -47,6 +48,8 @@ class ActionKind(IntEnum):
     MELD_RUN = 6
     LAY_OFF = 7
     SWAP = 8
+    BUY = 9
+    PASS = 10
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,10 @@ class ActionLayout:
 
         self.max_deep_draw = play.max_deep_draw if play else 1
         self.num_slots = play.max_table_melds if play else 0
+        if play is not None and play.buying:
+            self.blocks["buy"] = Block(ActionKind.BUY, len(kinds), 2)
+            kinds += [ActionKind.BUY, ActionKind.PASS]
+            args += [None, None]
         if self.max_deep_draw >= 2:
             block("deep_draw", ActionKind.DEEP_DRAW, list(range(2, self.max_deep_draw + 1)))
         block("discard", ActionKind.DISCARD, list(range(cs.num_faces)))
@@ -119,6 +126,7 @@ class ActionLayout:
         self.args = args
         self.size = len(kinds)
         self.ace_high = rules.melds.ace_high
+        self.set_copies = _set_copies(rules)
         self.texts = [self._text(k, a) for k, a in zip(kinds, args)]
         self._ids = {t: i for i, t in enumerate(self.texts)}
         self._set_ids = {a: i for i, a in enumerate(args) if isinstance(a, SetAction)}
@@ -127,6 +135,11 @@ class ActionLayout:
     # ------------------------------------------------------------------ ids
     def start(self, name: str) -> int:
         return self.blocks[name].start
+
+    @property
+    def buy(self) -> int:
+        """Id of ``buy`` (``pass`` is the next id); only in games with buying."""
+        return self.blocks["buy"].start
 
     def discard(self, face: int) -> int:
         return self.blocks["discard"].start + face
@@ -168,6 +181,10 @@ class ActionLayout:
             return "draw discard"
         if kind == ActionKind.DEEP_DRAW:
             return f"draw discard {arg}"
+        if kind == ActionKind.BUY:
+            return "buy"
+        if kind == ActionKind.PASS:
+            return "pass"
         if kind == ActionKind.DISCARD:
             return f"discard {fmt(arg)}"
         if kind == ActionKind.GO_OUT:
@@ -204,7 +221,7 @@ class ActionLayout:
     def _canonical(self, words: list[str]) -> str | None:
         cs = self.card_set
         low = [w.lower() for w in words]
-        if low in (["draw", "stock"], ["draw", "discard"]):
+        if low in (["draw", "stock"], ["draw", "discard"], ["buy"], ["pass"]):
             return " ".join(low)
         if len(low) == 3 and low[:2] == ["draw", "discard"] and low[2].isdigit():
             return f"draw discard {int(low[2])}"
@@ -232,9 +249,14 @@ class ActionLayout:
         return None
 
 
+def _set_copies(rules: GameRules) -> int:
+    """The most naturals of one face a ``meld set`` action names."""
+    return 1 if rules.melds.set_distinct_suits else min(4, rules.deck.num_decks)
+
+
 def _set_actions(rules: GameRules) -> list[SetAction]:
     cs, mr = rules.deck.card_set, rules.melds
-    copies = 1 if mr.set_distinct_suits else min(4, rules.deck.num_decks)
+    copies = _set_copies(rules)
     max_wilds = min(rules.contract_play.max_set_action_wilds, rules.num_wild_cards)
     actions = []
     for rank in range(cs.num_ranks):

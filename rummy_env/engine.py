@@ -32,7 +32,9 @@ class Phase(IntEnum):
     """After drawing: meld, lay off, swap, discard (Three-Thirteen: discard or go out)."""
     GOING_DOWN = 2
     """A going down has started: only the contract's remaining melds are offered."""
-    GAME_OVER = 3
+    BUY = 3
+    """The player to act chose the stock: another player (``asked``) may buy the top discard."""
+    GAME_OVER = 4
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class GameState:
     """Bottom to top."""
     discard_counts: bytearray
     """Count of each face in ``discard``, kept alongside it for the observer's hot path."""
+    discard_seats: list[int]
+    """Per card of ``discard``, the seat that discarded it (-1: the upcard)."""
     known: list[bytearray]
     """Per seat, faces it is publicly known to hold (taken from the discard pile, or a
     wild taken back by a swap, and not yet played)."""
@@ -93,6 +97,10 @@ class GameState:
     """Face of a deep-drawn card that must reach the table this turn, or -1."""
     wilds_owed: int = 0
     """Wilds taken back by swaps this turn and not yet played again."""
+    asked: int = -1
+    """Seat being asked the buy question (``Phase.BUY``), or -1."""
+    buys: list[int] = field(default_factory=list)
+    """Per seat, the cards it bought this round."""
     rng: random.Random = field(default_factory=random.Random)
     legal_cache: list[int] | None = field(default=None, repr=False)
 
@@ -103,11 +111,13 @@ class GameState:
         state.stock = list(self.stock)
         state.discard = list(self.discard)
         state.discard_counts = bytearray(self.discard_counts)
+        state.discard_seats = list(self.discard_seats)
         state.known = [bytearray(k) for k in self.known]
         state.table = list(self.table)
         state.scores = list(self.scores)
         state.round_penalties = [list(p) for p in self.round_penalties]
         state.down_turn = list(self.down_turn)
+        state.buys = list(self.buys)
         state.rng = random.Random.__new__(random.Random)  # unseeded: no OS entropy read
         state.rng.setstate(self.rng.getstate())
         state.legal_cache = None if self.legal_cache is None else list(self.legal_cache)
@@ -151,6 +161,9 @@ class Engine:
         # With distinct suits a set action is available exactly when its suits are among
         # the suits held of its rank: index the actions by that set of suits (a bit mask).
         self._sets_by_mask: list[list[list[tuple[int, int]]]] | None = None
+        # Else by the suits' counts of the rank, capped at the copies a set action names.
+        self._sets_by_counts: dict[tuple[int, bytes], list[tuple[int, int]]] = {}
+        self._set_copies_cap = bytes(min(v, layout.set_copies) for v in range(256))
         if self.rules.melds.set_distinct_suits:
             R = self._R
             self._sets_by_mask = [
@@ -181,7 +194,8 @@ class Engine:
         deck = self._option_deck(options["deck"]) if "deck" in options else None
         state = GameState(
             round=round_index, dealer=dealer, current=0, phase=Phase.DRAW,
-            hands=[], hand_sizes=[], stock=[], discard=[], discard_counts=bytearray(), known=[], table=[],
+            hands=[], hand_sizes=[], stock=[], discard=[], discard_counts=bytearray(), discard_seats=[], known=[],
+            table=[],
             scores=scores, rng=rng,
         )
         self._deal(state, deck)
@@ -253,6 +267,7 @@ class Engine:
         state.discard = [deck[dealt]]
         state.discard_counts = bytearray(faces)
         state.discard_counts[deck[dealt]] = 1
+        state.discard_seats = [-1]
         state.stock = deck[:dealt:-1]  # reversed: the next card to draw is last
         state.table = []
         state.table_stamp = next(_TABLE_STAMPS)
@@ -264,6 +279,8 @@ class Engine:
         state.contract_left = (0, 0)
         state.must_place = -1
         state.wilds_owed = 0
+        state.asked = -1
+        state.buys = [0] * n
         state.current = (state.dealer + 1) % n
         state.phase = Phase.DRAW
         state.legal_cache = None
@@ -289,11 +306,18 @@ class Engine:
                 naturals[f] = 0
         return naturals, wilds
 
+    @staticmethod
+    def to_act(state: GameState) -> int:
+        """The seat to act: the player whose turn it is, or the one asked to buy."""
+        return state.asked if state.phase == Phase.BUY else state.current
+
     def legal_actions(self, state: GameState) -> list[int]:
         """Legal action ids of the player to act, ascending (cached until the next move)."""
         if state.legal_cache is None:
             if state.phase == Phase.DRAW:
                 state.legal_cache = self._draw_legal(state)
+            elif state.phase == Phase.BUY:
+                state.legal_cache = [self.layout.buy, self.layout.buy + 1]
             elif state.phase == Phase.GAME_OVER:
                 state.legal_cache = []
             elif self.play is None:
@@ -346,9 +370,10 @@ class Engine:
 
     def _play_legal(self, state: GameState) -> list[int]:
         actions = []
+        spec = self.rules.rounds[state.round]
         if state.phase == Phase.PLAY and state.must_place < 0 and state.wilds_owed == 0 and not (
-            self.rules.rounds[state.round].down_means_out and self.is_down(state, state.current)
-        ):
+            spec.down_means_out and self.is_down(state, state.current)
+        ) and not (spec.out_by_melding and state.hand_sizes[state.current] == 1):
             start = self.layout.blocks["discard"].start
             actions = [start + f for f in self._discardable(state)]
         for action in self._play_moves(state):
@@ -367,17 +392,20 @@ class Engine:
             return self._meld_moves(state, hand, sets > 0, runs > 0) if room else []
         spec = self.rules.rounds[state.round]
         if not self.is_down(state, p):
-            if spec.contract is None or not room:
-                return []
-            # A going down must be completed once started: none starts unless the hand
-            # can make the whole contract (the solver's test is exact but for the rule
-            # that keeps runs apart, which the search below then applies).
-            naturals, wilds = self.split_wilds(state, hand)
-            sets, runs = spec.contract
-            check = self.solver.can_partition if spec.down_means_out else self.solver.can_make_contract
-            if not check(naturals, wilds, sets, runs):
-                return []
-            return self._meld_moves(state, hand, sets > 0, runs > 0)
+            moves = []
+            if spec.contract is not None and room:
+                # A going down must be completed once started: none starts unless the hand
+                # can make the whole contract (the solver's test is exact but for the rule
+                # that keeps runs apart, which the search below then applies).
+                naturals, wilds = self.split_wilds(state, hand)
+                sets, runs = spec.contract
+                check = self.solver.can_partition if spec.down_means_out else self.solver.can_make_contract
+                if check(naturals, wilds, sets, runs):
+                    moves = self._meld_moves(state, hand, sets > 0, runs > 0)
+            if not play.swap_needs_earlier_down and self.layout.blocks.get("swap"):
+                # the wild taken must then go down in this turn's melds
+                moves += self._swap_moves(state, hand)
+            return moves
         if spec.down_means_out:
             return []  # going down had to use every card: nothing may follow it
         moves = []
@@ -395,18 +423,16 @@ class Engine:
         wilds = hand[self._wild_card] if self._wild_card >= 0 else 0
         moves = []
         if sets:
-            by_mask = self._sets_by_mask
+            by_mask, S = self._sets_by_mask, cs.num_suits
             for rank in range(R):
                 if by_mask is not None:
-                    mask = sum(1 << s for s in range(cs.num_suits) if hand[s * R + rank])
+                    mask = sum(1 << s for s in range(S) if hand[s * R + rank])
                     if mask:
                         moves += [a for a, w in by_mask[rank][mask] if w <= wilds]
                     continue
-                if not any(hand[s * R + rank] for s in range(cs.num_suits)):
-                    continue
-                for action, act in self._sets_by_rank[rank]:
-                    if act.wilds <= wilds and all(hand[f] >= act.naturals.count(f) for f in act.naturals):
-                        moves.append(action)
+                held = bytes(hand[rank:S * R:R]).translate(self._set_copies_cap)
+                if any(held):
+                    moves += [a for a, w in self._sets_held(rank, held) if w <= wilds]
         if runs:
             apart = self._runs_of_this_going_down(state) if self.play.contract_runs_apart else ()
             top = self._top
@@ -431,6 +457,19 @@ class Engine:
                             moves.append(action)
         moves.sort()
         return moves
+
+    def _sets_held(self, rank: int, held: bytes) -> list[tuple[int, int]]:
+        """``(action, wilds)`` of the set actions of ``rank`` whose naturals are among
+        ``held`` (per suit, the cards of the rank held), memoised."""
+        key = (rank, held)
+        hit = self._sets_by_counts.get(key)
+        if hit is None:
+            R = self._R
+            hit = self._sets_by_counts[key] = [
+                (a, act.wilds) for a, act in self._sets_by_rank[rank]
+                if all(held[f // R] >= act.naturals.count(f) for f in act.naturals)
+            ]
+        return hit
 
     def _runs_of_this_going_down(self, state: GameState) -> list[tuple[int, int, int]]:
         """``(suit, low, high)`` of the runs already laid in the going down in progress."""
@@ -615,10 +654,14 @@ class Engine:
         size = state.hand_sizes[p]
         if size == 0:
             return True
-        if self.rules.rounds[state.round].down_means_out and self.is_down(state, p):
+        spec = self.rules.rounds[state.round]
+        if spec.down_means_out and self.is_down(state, p):
             return False  # going down had to use every card
-        # One card left: the discard rule forbids it only if it is the card just taken.
-        return size >= 2 or state.taken_face < 0 or state.hands[p][state.taken_face] == 0
+        if size >= 2:
+            return True
+        # One card left: it may not be discarded where the round must end by melding, and
+        # the discard rule forbids it if it is the card just taken.
+        return not spec.out_by_melding and (state.taken_face < 0 or state.hands[p][state.taken_face] == 0)
 
     def _finishable(self, state: GameState) -> bool:
         """Whether some sequence of the player's own moves finishes the turn legally
@@ -662,7 +705,9 @@ class Engine:
         else:
             return False
         spec = self.rules.rounds[state.round]
-        if state.wilds_owed or spec.down_means_out or (spec.contract[1] > 1 and self.play.contract_runs_apart):
+        if state.wilds_owed or spec.down_means_out or spec.out_by_melding or (
+            spec.contract[1] > 1 and self.play.contract_runs_apart
+        ):
             return False
         if len(state.table) + sets + runs > self.play.max_table_melds:
             return False
@@ -708,8 +753,8 @@ class Engine:
         spec = self.rules.rounds[state.round]
         if state.phase == Phase.GOING_DOWN:
             sets, runs = state.contract_left
-        elif must >= 0 and not down:
-            sets, runs = spec.contract
+        elif (must >= 0 or state.wilds_owed) and not down:
+            sets, runs = spec.contract  # a swapped wild must go down with the contract
         else:
             return True
         naturals, wilds = self.split_wilds(state, state.hands[p])
@@ -767,14 +812,18 @@ class Engine:
         if state.phase == Phase.GAME_OVER:
             raise IllegalActionError("the game is over: no action can be taken")
         if action not in self.legal_actions(state):
-            who = actor if actor is not None else f"seat {state.current}"
+            who = actor if actor is not None else f"seat {self.to_act(state)}"
             text = self.layout.text(action) if 0 <= action < self.layout.size else "outside the action space"
             legal = ", ".join(self.layout.text(a) for a in self.legal_actions(state))
             raise IllegalActionError(f"illegal action {action} ({text}) for {who}; legal now: {legal}")
         state.legal_cache = None
         kind, arg = self.layout.kinds[action], self.layout.args[action]
         if kind == ActionKind.DRAW_STOCK:
-            return self._apply_draw_stock(state)
+            return self._ask_buyer(state, state.current)
+        if kind == ActionKind.BUY:
+            return self._apply_buy(state)
+        if kind == ActionKind.PASS:
+            return self._ask_buyer(state, state.asked)
         if kind == ActionKind.DRAW_DISCARD:
             self._take_from_discard(state, 1)
             return None
@@ -795,14 +844,64 @@ class Engine:
         state.turns += 1
         state.phase = Phase.PLAY
 
+    def _ask_buyer(self, state: GameState, after: int) -> RoundResult | None:
+        """The player to act chose the stock: ask the next player after seat ``after``
+        who may buy the top discard, or, with none left, make the stock draw."""
+        buyer = self._next_buyer(state, after) if self.play is not None and self.play.buying else -1
+        if buyer < 0:
+            state.asked = -1
+            return self._apply_draw_stock(state)
+        state.asked = buyer
+        state.phase = Phase.BUY
+        return None
+
+    def _next_buyer(self, state: GameState, after: int) -> int:
+        """The first seat left of ``after`` (and before the player to act) that may buy the
+        top discard, or -1 (RULES.md, "Buying": not its discarder, not past the buy limit,
+        and only while the stock, reshuffled if need be, can give the buyer's penalty card
+        and the player's draw)."""
+        if len(state.stock) + max(0, len(state.discard) - 2) < 2:
+            return -1
+        n, cap = self.num_players, self.play.max_buys_per_round
+        discarder = state.discard_seats[-1]
+        seat = (after + 1) % n
+        while seat != state.current:
+            if seat != discarder and (cap is None or state.buys[seat] < cap):
+                return seat
+            seat = (seat + 1) % n
+        return -1
+
+    def _apply_buy(self, state: GameState) -> RoundResult | None:
+        """The asked seat takes the top discard (seen by all) and a penalty card from the
+        stock (unseen); then the player to act draws from the stock."""
+        buyer, face = state.asked, state.discard.pop()
+        del state.discard_seats[-1]
+        state.discard_counts[face] -= 1
+        if not state.stock:
+            self._reshuffle(state)  # the bought card has left the pile first
+        penalty = state.stock.pop()
+        hand = state.hands[buyer]
+        hand[face] += 1
+        hand[penalty] += 1
+        state.known[buyer][face] += 1
+        state.hand_sizes[buyer] += 2
+        state.buys[buyer] += 1
+        state.asked = -1
+        return self._apply_draw_stock(state)
+
+    def _reshuffle(self, state: GameState) -> None:
+        """RULES.md, shared procedure 5: the discard pile but its top card becomes the stock."""
+        state.stock = state.discard[:-1]
+        del state.discard[:-1]
+        del state.discard_seats[:-1]
+        state.discard_counts = bytearray(self.card_set.num_faces)
+        if state.discard:
+            state.discard_counts[state.discard[0]] = 1
+        state.rng.shuffle(state.stock)
+
     def _apply_draw_stock(self, state: GameState) -> RoundResult | None:
         if not state.stock:
-            # RULES.md, shared procedure 5: reshuffle all but the top discard.
-            state.stock = state.discard[:-1]
-            del state.discard[:-1]
-            state.discard_counts = bytearray(self.card_set.num_faces)
-            state.discard_counts[state.discard[0]] = 1
-            state.rng.shuffle(state.stock)
+            self._reshuffle(state)
             if not state.stock:
                 return self._end_round(state)  # a dead round
         p, face = state.current, state.stock.pop()
@@ -818,6 +917,7 @@ class Engine:
         p = state.current
         taken = state.discard[-depth:]
         del state.discard[-depth:]
+        del state.discard_seats[-depth:]
         for face in taken:
             state.discard_counts[face] -= 1
             state.hands[p][face] += 1
@@ -836,6 +936,7 @@ class Engine:
         if state.known[p][face]:
             state.known[p][face] -= 1
         state.discard.append(face)
+        state.discard_seats.append(p)
         state.discard_counts[face] += 1
         state.taken_face = -1
 
@@ -891,6 +992,7 @@ class Engine:
                 self._to_table(state, f)
             for _ in range(meld.wilds):
                 self._to_table(state, wild)
+            state.wilds_owed -= min(state.wilds_owed, meld.wilds)  # a swapped wild played again
             state.table.append(TableMeld(p, meld, meld.naturals + (wild,) * meld.wilds))
             self._count_contract_meld(state, meld.kind)
         elif kind == ActionKind.LAY_OFF:

@@ -89,7 +89,7 @@ class RummyEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game_state.current]
+        self.agent_selection = self.possible_agents[self.engine.to_act(self.game_state)]
         self._obs_cache = {}
 
     def _scores_by_seat(self, scores: dict) -> list[int]:
@@ -102,7 +102,7 @@ class RummyEnv(AECEnv):
         if cached is None:
             state, seat = self._require_state(), self._seat[agent]
             flags = bytearray(self.layout.size)  # filled as bytes: cheaper than numpy indexing
-            if state.phase != Phase.GAME_OVER and state.current == seat:
+            if state.phase != Phase.GAME_OVER and self.engine.to_act(state) == seat:
                 for action in self.engine.legal_actions(state):
                     flags[action] = 1
             mask = np.frombuffer(flags, dtype=np.int8)
@@ -131,7 +131,7 @@ class RummyEnv(AECEnv):
         if state.phase == Phase.GAME_OVER:
             self.terminations = {a: True for a in self.agents}
         else:
-            self.agent_selection = self.possible_agents[state.current]
+            self.agent_selection = self.possible_agents[self.engine.to_act(state)]
         if self.render_mode == "human":
             self.render()
 
@@ -197,12 +197,15 @@ class RummyEnv(AECEnv):
         else:
             gone_down = {a: state.went_out == i for i, a in enumerate(names)}
         going_down = state.phase == Phase.GOING_DOWN
+        over = state.phase == Phase.GAME_OVER
+        buying = contract and self.rules.contract_play.buying
         return {
             "game": self.rules.game,
             "round": state.round + 1,
             "num_rounds": self.rules.num_rounds,
             "dealer": state.dealer,
-            "current": None if state.phase == Phase.GAME_OVER else names[state.current],
+            "current": None if over else names[state.current],
+            "to_act": None if over else names[self.engine.to_act(state)],
             "phase": state.phase.name.lower(),
             "hands": {a: cards(state.hands[self._seat[a]]) for a in shown},
             "hand_sizes": {a: state.hand_sizes[i] for i, a in enumerate(names)},
@@ -221,6 +224,11 @@ class RummyEnv(AECEnv):
             "taken_from_discard": None if state.taken_face < 0 else fmt(state.taken_face),
             "must_place": None if state.must_place < 0 else fmt(state.must_place),
             "wilds_owed": state.wilds_owed,
+            **({
+                "buy_question": None if state.phase != Phase.BUY else {
+                    "card": fmt(state.discard[-1]), "asked": names[state.asked]},
+                "buys": {a: state.buys[i] for i, a in enumerate(names)},
+            } if buying else {}),
         }
 
     def _describe_meld(self, slot: int, tm) -> dict[str, Any]:
@@ -247,17 +255,20 @@ class RummyEnv(AECEnv):
             rule = f"wild {d['wild_rank']}"
         lines = [
             f"{d['game']} round {d['round']}/{d['num_rounds']} ({rule}), "
-            f"dealer player_{d['dealer']}, to act: {d['current']} ({d['phase']}), "
+            f"dealer player_{d['dealer']}, to act: {d['to_act']} ({d['phase']}), "
             f"turn {d['turns']}, stock {d['stock_size']}",
             f"discard (top last): {' '.join(d['discard'][-8:])}",
         ]
         for a in self.possible_agents:
-            mark = "*" if a == d["current"] else " "
+            mark = "*" if a == d["to_act"] else " "
             down = " down" if d["gone_down"][a] else ""
             lines.append(f"{mark} {a} score {d['scores'][a]:4d}{down}  hand: {' '.join(d['hands'][a])}")
         for m in d["melds"]:
             wilds = f" (wilds: {m['represents']})" if m["represents"] and m["kind"] == "run" else ""
             lines.append(f"  meld {m['slot']} ({m['owner']}, {m['kind']}): {' '.join(m['cards'])}{wilds}")
+        if d.get("buy_question"):
+            q = d["buy_question"]
+            lines.append(f"  buy question: {q['asked']} may buy {q['card']}")
         for key, label in (("contract_left", "still to lay"), ("must_place", "must place"), ("wilds_owed", "wilds owed")):
             if d[key]:
                 lines.append(f"  {label}: {d[key]}")

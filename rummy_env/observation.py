@@ -37,6 +37,7 @@ class Observer:
         self.num_players = n
         self.num_faces = faces
         self.contract = rules.contract_play is not None
+        self.buying = self.contract and rules.contract_play.buying
         self.depth = engine.layout.max_deep_draw
         self.num_slots = engine.layout.num_slots
         self._hand_scale = 1.0 / (max(r.hand_size for r in rules.rounds) + 1)
@@ -44,7 +45,7 @@ class Observer:
         self._turn_scale = 1.0 / rules.max_turns_per_round
         self._slot_size = n + 2 + 2 * naturals + 1
         byte_parts = [Part("hand", faces, "own hand: count of each face")]
-        if self.contract:
+        if self.depth >= 2:
             byte_parts.append(Part("discard_order", self.depth * faces,
                                    "the top cards of the discard pile, top first: one-hot face per depth"))
         else:
@@ -56,30 +57,42 @@ class Observer:
             Part("table", faces, "count of each face in the melds on the table"),
             Part("taken_face", faces, "one-hot: face taken from the top of the discard pile this turn"),
         ]
+        self.deep_draws = self.depth >= 2
+        if self.deep_draws:
+            byte_parts.append(Part("must_place", faces, "one-hot: deep-drawn face that must still go on the table"))
         if self.contract:
             byte_parts += [
-                Part("must_place", faces, "one-hot: deep-drawn face that must still go on the table"),
                 Part("table_slots", self.num_slots * self._slot_size,
                      "per meld slot: owner (relative seat, one-hot), set / run, natural count per "
                      "face, the faces its wilds represent (runs), wilds in a set"),
             ]
+        if self.buying:
+            byte_parts.append(Part("buy_offer", faces, "one-hot: the top discard offered in the buy question"))
         float_parts = [
             Part("hand_sizes", n, "cards in each seat's hand / (largest hand size + 1)"),
             Part("scores", n, "cumulative score of each seat / 100"),
             Part("gone_down" if self.contract else "gone_out", n,
                  "1 for each seat that has gone down this round" if self.contract
                  else "1 for the seat that went out this round"),
-            Part("to_act", n, "one-hot: the seat to act"),
+            Part("to_act", n, "one-hot: the seat to act (the one asked, during a buy question)"),
             Part("dealer", n, "one-hot: the dealer's seat"),
             Part("round", rules.num_rounds, "one-hot: the round"),
         ]
         if self.contract:
             float_parts += [
-                Part("contract", 3, "the round's contract: sets / 4, runs / 4, 1 if going down must use every card"),
+                Part("contract", 3, "the round's contract: sets / 4, runs / 4, 1 if the hand must be emptied "
+                                  "without a final discard (going down uses every card, or out by melding)"),
                 Part("contract_left", 2, "sets / 4 and runs / 4 still to lay in the going down in progress"),
                 Part("wilds_owed", 1, "wilds taken back by a swap that must still be played this turn"),
-                Part("phase", 3, "one-hot: draw, play, going down"),
             ]
+            if self.buying:
+                float_parts += [
+                    Part("turn_owner", n, "one-hot: the seat whose turn it is"),
+                    Part("buys", n, "cards each seat bought this round (each with a penalty card) / 10"),
+                    Part("phase", 4, "one-hot: draw, play, going down, buy question"),
+                ]
+            else:
+                float_parts.append(Part("phase", 3, "one-hot: draw, play, going down"))
         else:
             float_parts += [
                 Part("wild_rank", cs.num_ranks, "one-hot: the round's wild rank"),
@@ -100,7 +113,8 @@ class Observer:
         self._tail_starts = {p.name: self.offsets[p.name].start - self._bytes_size for p in float_parts}
         self._wild_ranks = [r.wild_rank for r in rules.rounds]
         self._contracts = [r.contract or (0, 0) for r in rules.rounds]
-        self._down_means_out = [r.down_means_out for r in rules.rounds]
+        # the hand must be emptied without a final discard (down = out, or out by melding)
+        self._no_final_discard = [r.down_means_out or r.out_by_melding for r in rules.rounds]
         self._meld_codes: dict = {}
         self._table_cache: dict[tuple[int, int], tuple[bytes, bytes]] = {}
         self._top_cache: dict[tuple[int, ...], bytes] = {}
@@ -115,8 +129,12 @@ class Observer:
         parts += known[seat + 1:] + known[:seat]  # the other seats, left first
         table, slots = self._table_parts(state, seat)
         parts += (table, one_hot[state.taken_face] if state.taken_face >= 0 else none)
+        if self.deep_draws:
+            parts.append(one_hot[state.must_place] if state.must_place >= 0 else none)
         if self.contract:
-            parts += (one_hot[state.must_place] if state.must_place >= 0 else none, slots)
+            parts.append(slots)
+        if self.buying:
+            parts.append(one_hot[state.discard[-1]] if state.phase == Phase.BUY else none)
         block = b"".join(parts)
         # The scalar parts go into a list written once: numpy item writes cost more.
         tail, at = self._tail_base(state, seat), self._tail_starts
@@ -137,8 +155,15 @@ class Observer:
         elif state.went_out >= 0:
             tail[at["gone_out"] + (state.went_out - seat) % n] = 1.0
         if state.phase != Phase.GAME_OVER:
-            tail[at["to_act"] + (state.current - seat) % n] = 1.0
+            tail[at["to_act"] + (self.engine.to_act(state) - seat) % n] = 1.0
             tail[at["phase"] + int(state.phase)] = 1.0
+            if self.buying:
+                tail[at["turn_owner"] + (state.current - seat) % n] = 1.0
+        if self.buying:
+            buys = at["buys"]
+            for p, bought in enumerate(state.buys):
+                if bought:
+                    tail[buys + (p - seat) % n] = bought * 0.1
         tail[at["stock_size"]] = len(state.stock) * self._card_scale
         tail[at["turns"]] = state.turns * self._turn_scale
         obs = np.empty(self.size, dtype=np.float32)
@@ -172,7 +197,7 @@ class Observer:
             if self.contract:
                 sets, runs = self._contracts[state.round]
                 k = at["contract"]
-                base[k:k + 3] = (sets / 4, runs / 4, float(self._down_means_out[state.round]))
+                base[k:k + 3] = (sets / 4, runs / 4, float(self._no_final_discard[state.round]))
             elif self._wild_ranks[state.round] is not None:
                 base[at["wild_rank"] + self._wild_ranks[state.round]] = 1.0
             base[at["dealer"] + (state.dealer - seat) % n] = 1.0

@@ -20,6 +20,9 @@ class RoundSpec:
     """``(sets, runs)`` of the contract, in games that go down."""
     down_means_out: bool = False
     """Going down must use every card in hand, with no final discard (Contract Rummy deal 7)."""
+    out_by_melding: bool = False
+    """The last card may not be discarded: the hand is emptied by melds and lay-offs only
+    (Toonerville Rook round 11)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,11 @@ class ContractPlay:
     """Two runs of one suit laid in the same going down may not join up (be adjacent)."""
     max_set_action_wilds: int = 2
     """The most wilds a ``meld set`` action names (RULES.md, "Notation")."""
+    buying: bool = False
+    """Other players may buy the top discard when the player to act draws from the stock
+    (Toonerville Rook)."""
+    max_buys_per_round: int | None = None
+    """Buys allowed to each player per round (``None``: unlimited)."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +170,59 @@ def contract_rummy(
             max_deep_draw=max_deep_draw,
             max_table_melds=max_table_melds,
             wild_penalty=15,
+        ),
+        max_turns_per_round=max_turns_per_round,
+    )
+
+
+TOONERVILLE_ROOK_ROUNDS = (
+    (12, (2, 0)),
+    (12, (1, 1)),
+    (12, (0, 2)),
+    (12, (3, 0)),
+    (12, (2, 1)),
+    (12, (1, 2)),
+    (12, (4, 0)),
+    (12, (0, 3)),
+    (15, (5, 0)),
+    (16, (0, 4)),
+    (14, (2, 2)),
+)
+"""Toonerville Rook's rounds: cards each, and the contract as ``(sets, runs)``."""
+
+
+def toonerville_rook(
+    num_players: int = 4,
+    max_buys_per_round: int | None = None,
+    max_table_melds: int | None = None,
+    max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND,
+) -> GameRules:
+    """Toonerville Rook: 11 rounds with contracts, one Rook deck per player, buying out of turn."""
+    num_players = _check_players("toonerville_rook", num_players, 3, 5)
+    if max_buys_per_round is not None:
+        max_buys_per_round = _check_int("max_buys_per_round", max_buys_per_round, 0)
+    max_table_melds = 8 * num_players if max_table_melds is None else _check_int("max_table_melds", max_table_melds, 1)
+    last = len(TOONERVILLE_ROOK_ROUNDS) - 1
+    return GameRules(
+        game="toonerville_rook",
+        num_players=num_players,
+        deck=DeckSpec("rook", num_players),
+        rounds=tuple(
+            RoundSpec(hand_size=size, contract=contract, out_by_melding=(k == last))
+            for k, (size, contract) in enumerate(TOONERVILLE_ROOK_ROUNDS)
+        ),
+        melds=MeldRules(set_min=3, run_min=4),
+        # 1..9 score 5, 10..14 score 10
+        rank_penalties=(5,) * 9 + (10,) * 5,
+        contract_play=ContractPlay(
+            melds_after_down=True,
+            swap_needs_earlier_down=False,
+            max_deep_draw=1,
+            max_table_melds=max_table_melds,
+            wild_penalty=25,
+            contract_runs_apart=False,
+            buying=True,
+            max_buys_per_round=max_buys_per_round,
         ),
         max_turns_per_round=max_turns_per_round,
     )

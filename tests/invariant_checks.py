@@ -98,10 +98,11 @@ class InvariantChecks:
             assert st.phase == Phase.GAME_OVER and not legal
         else:
             assert st.phase != Phase.GAME_OVER
-            assert agent == raw.possible_agents[st.current]
+            seat = self.engine.to_act(st)  # the player whose turn it is, or the one asked to buy
+            assert agent == raw.possible_agents[seat]
             assert legal, "empty action mask for the agent to act (a dead end)"
             assert legal == sorted(self.engine.legal_actions(st))
-            assert obs["observation"][self.hand_slice].tolist() == list(st.hands[st.current])
+            assert obs["observation"][self.hand_slice].tolist() == list(st.hands[seat])
             if oracle:
                 self.check_oracle(legal)
         for other in raw.possible_agents:

@@ -22,6 +22,14 @@ def contract_rummy_cards(num_players: int, num_decks: int | None = None, num_jok
     return STANDARD_DECK * decks + ["JK"] * jokers
 
 
+ROOK_DECK = [f"{number}{colour}" for colour in "RYGB" for number in range(1, 15)] + ["ROOK"]
+
+
+def toonerville_rook_cards(num_players: int) -> list[str]:
+    """Every physical card of Toonerville Rook: one 57-card Rook deck per player."""
+    return ROOK_DECK * num_players
+
+
 def arrange_deck(
     cards: Sequence[str],
     num_players: int,

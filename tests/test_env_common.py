@@ -14,7 +14,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 from scenario import DropApiTestOption
 
-from rummy_env import IllegalActionError, contract_rummy_v0, three_thirteen_v0
+from rummy_env import IllegalActionError, contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
 from rummy_env.engine import Phase
 
 
@@ -36,6 +36,7 @@ class Game:
 GAMES = {
     "three_thirteen": Game(three_thirteen_v0, (2, 3, 4), 6, 2000, 300, 500, 1000),
     "contract_rummy": Game(contract_rummy_v0, (3, 4, 5, 8), 4, 1000, 1000, 200, 100),
+    "toonerville_rook": Game(toonerville_rook_v0, (3, 4, 5), 4, 500, 500, 200, 100),
 }
 EVERY_COUNT = [(name, n) for name, game in GAMES.items() for n in game.player_counts]
 
