@@ -35,6 +35,7 @@ import rummy_env  # noqa: E402
 GAMES: dict[str, tuple[object, list[int]]] = {
     "three_thirteen": (rummy_env.three_thirteen_v0, [2, 3, 4]),
     "contract_rummy": (rummy_env.contract_rummy_v0, [4, 8]),
+    "toonerville_rook": (rummy_env.toonerville_rook_v0, [3, 4, 5]),
 }
 
 REFERENCE_GAME = "gin_rummy"

@@ -162,7 +162,7 @@ class Engine:
         # the suits held of its rank: index the actions by that set of suits (a bit mask).
         self._sets_by_mask: list[list[list[tuple[int, int]]]] | None = None
         # Else by the suits' counts of the rank, capped at the copies a set action names.
-        self._sets_by_counts: dict[tuple[int, bytes], list[tuple[int, int]]] = {}
+        self._sets_by_counts: dict[tuple[int, bytes, int], list[int]] = {}
         self._set_copies_cap = bytes(min(v, layout.set_copies) for v in range(256))
         if self.rules.melds.set_distinct_suits:
             R = self._R
@@ -174,6 +174,17 @@ class Engine:
                 ]
                 for rank in range(R)
             ]
+        # cards each meld or lay-off takes from the hand (a swap: none, net)
+        self._cards_used = [0] * layout.size
+        for action in range(layout.size):
+            kind, arg = layout.kinds[action], layout.args[action]
+            if kind == ActionKind.MELD_SET:
+                self._cards_used[action] = len(arg.naturals) + arg.wilds
+            elif kind == ActionKind.MELD_RUN:
+                self._cards_used[action] = arg.high - arg.low + 1
+            elif kind == ActionKind.LAY_OFF:
+                self._cards_used[action] = 1
+        self._runs_by_marks: dict[tuple[int, bytes, int], list[int]] = {}
         self._fits_memo: dict[Meld, tuple[int, ...]] = {}
         self._table_facts_cache: dict[int, tuple] = {}
 
@@ -376,10 +387,29 @@ class Engine:
         ) and not (spec.out_by_melding and state.hand_sizes[state.current] == 1):
             start = self.layout.blocks["discard"].start
             actions = [start + f for f in self._discardable(state)]
+        p = state.current
+        # A player down with no obligation open finishes after a meld or a lay-off that
+        # leaves 2+ cards (a discard is then legal) or none: no look-ahead needed.
+        quick = state.phase == Phase.PLAY and self.is_down(state, p) and state.must_place < 0 \
+            and state.wilds_owed == 0 and not spec.down_means_out
+        size, cards_used = state.hand_sizes[p], self._cards_used
         for action in self._play_moves(state):
+            if quick:
+                left = size - cards_used[action]
+                if left >= 2 or left == 0 or (left == size and self._swap_then_lay_off(state, action)):
+                    actions.append(action)
+                    continue
             if self._finishable(self._after(state, action)):
                 actions.append(action)
         return actions
+
+    def _swap_then_lay_off(self, state: GameState, action: int) -> bool:
+        """Whether, after the swap ``action`` by a player down with no obligation open, the
+        wild taken can be laid off on another meld leaving 2+ cards (then discard one)."""
+        _, slot = self.layout.args[action]
+        wild = self._wild_card
+        return state.hand_sizes[state.current] >= 3 and any(
+            k != slot and wild in self._fitting_faces(tm.meld) for k, tm in enumerate(state.table))
 
     def _play_moves(self, state: GameState) -> list[int]:
         """The melds, lay-offs and swaps the rules allow now, ascending, before the check
@@ -393,7 +423,7 @@ class Engine:
         spec = self.rules.rounds[state.round]
         if not self.is_down(state, p):
             moves = []
-            if spec.contract is not None and room:
+            if spec.contract is not None and len(state.table) + sum(spec.contract) <= play.max_table_melds:
                 # A going down must be completed once started: none starts unless the hand
                 # can make the whole contract (the solver's test is exact but for the rule
                 # that keeps runs apart, which the search below then applies).
@@ -432,43 +462,67 @@ class Engine:
                     continue
                 held = bytes(hand[rank:S * R:R]).translate(self._set_copies_cap)
                 if any(held):
-                    moves += [a for a, w in self._sets_held(rank, held) if w <= wilds]
+                    moves += self._sets_held(rank, held, wilds)
         if runs:
             apart = self._runs_of_this_going_down(state) if self.play.contract_runs_apart else ()
-            top = self._top
             for suit in range(cs.num_suits):
-                base = suit * R
-                have = [1 if hand[base + q % R] else 0 for q in range(top + 1)]
-                if not any(have):
+                marks = bytes(hand[suit * R:(suit + 1) * R]).translate(PRESENT)
+                if not any(marks):
                     continue
-                for low in range(top + 1):
-                    missing, naturals = 0, 0
-                    for high in range(low, min(top, low + R - 1) + 1):
-                        if have[high] and not (high == R and low == 0):
-                            naturals += 1
-                        else:
-                            missing += 1
-                        if missing > wilds:
-                            break
-                        action = self._run_ids.get((suit, low, high))
-                        if action is not None and naturals and not any(
-                            s == suit and (low == h + 1 or high == lo - 1) for s, lo, h in apart
-                        ):
-                            moves.append(action)
+                found = self._runs_held(suit, marks, wilds)
+                if apart:
+                    args = self.layout.args
+                    found = [a for a in found if not any(
+                        s == suit and (args[a].low == h + 1 or args[a].high == lo - 1) for s, lo, h in apart)]
+                moves += found
         moves.sort()
         return moves
 
-    def _sets_held(self, rank: int, held: bytes) -> list[tuple[int, int]]:
-        """``(action, wilds)`` of the set actions of ``rank`` whose naturals are among
-        ``held`` (per suit, the cards of the rank held), memoised."""
-        key = (rank, held)
+    def _runs_held(self, suit: int, marks: bytes, wilds: int) -> list[int]:
+        """The run actions of ``suit`` with a natural held (``marks``: 1 per rank held) and
+        at most ``wilds`` missing places, memoised."""
+        wilds = min(wilds, self._R)
+        key = (suit, marks, wilds)
+        hit = self._runs_by_marks.get(key)
+        if hit is None:
+            R, top = self._R, self._top
+            have = [marks[q % R] for q in range(top + 1)]
+            hit = []
+            for low in range(top + 1):
+                missing, naturals = 0, 0
+                for high in range(low, min(top, low + R - 1) + 1):
+                    if have[high] and not (high == R and low == 0):
+                        naturals += 1
+                    else:
+                        missing += 1
+                    if missing > wilds:
+                        break
+                    action = self._run_ids.get((suit, low, high))
+                    if action is not None and naturals:
+                        hit.append(action)
+            if len(self._runs_by_marks) > _SEARCH_MEMO_LIMIT:
+                self._runs_by_marks.clear()
+            self._runs_by_marks[key] = hit
+        return hit
+
+    def _sets_held(self, rank: int, held: bytes, wilds: int) -> list[int]:
+        """The set actions of ``rank`` whose naturals are among ``held`` (per suit, the
+        cards of the rank held) and with at most ``wilds`` wilds, memoised."""
+        key = (rank, held, min(wilds, self.play.max_set_action_wilds))
         hit = self._sets_by_counts.get(key)
         if hit is None:
-            R = self._R
-            hit = self._sets_by_counts[key] = [
-                (a, act.wilds) for a, act in self._sets_by_rank[rank]
-                if all(held[f // R] >= act.naturals.count(f) for f in act.naturals)
-            ]
+            # every rank lists the same sets of suits in the same order: find them for the
+            # first rank (memoised too) and shift the ids
+            first = self._sets_by_rank[0][0][0]
+            shift = self._sets_by_rank[rank][0][0] - first
+            pattern = self._sets_by_counts.get((0, held, key[2]))
+            if pattern is None:
+                R = self._R
+                pattern = self._sets_by_counts[(0, held, key[2])] = [
+                    a for a, act in self._sets_by_rank[0]
+                    if act.wilds <= wilds and all(held[f // R] >= act.naturals.count(f) for f in act.naturals)
+                ]
+            hit = self._sets_by_counts[key] = [a + shift for a in pattern]
         return hit
 
     def _runs_of_this_going_down(self, state: GameState) -> list[tuple[int, int, int]]:
@@ -694,7 +748,9 @@ class Engine:
         exactly (``_obligations_possible``), with no search: at most one run in the
         contract (so the rule keeping runs apart cannot bite), slots for the rest, no wild
         owed, not deal 7's every-card rule, no way to be left holding only the card just
-        taken (a going down that leaves other cards ends with a legal discard), and a
+        taken (a going down that leaves other cards ends with a legal discard), where the
+        last card may not be discarded a hand big enough to keep 2 cards after the
+        contract's smallest melds (which any contract that can be made can use), and a
         deep-drawn natural, if any, with no meld on the table of its rank or suit (so it
         can only reach the table in one of the contract's melds)."""
         p = state.current
@@ -705,9 +761,10 @@ class Engine:
         else:
             return False
         spec = self.rules.rounds[state.round]
-        if state.wilds_owed or spec.down_means_out or spec.out_by_melding or (
-            spec.contract[1] > 1 and self.play.contract_runs_apart
-        ):
+        if state.wilds_owed or spec.down_means_out or (spec.contract[1] > 1 and self.play.contract_runs_apart):
+            return False
+        mr = self.rules.melds
+        if spec.out_by_melding and state.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs < 2:
             return False
         if len(state.table) + sets + runs > self.play.max_table_melds:
             return False
@@ -757,6 +814,8 @@ class Engine:
             sets, runs = spec.contract  # a swapped wild must go down with the contract
         else:
             return True
+        if len(state.table) + sets + runs > self.play.max_table_melds:
+            return False  # no slots left for the rest of the going down
         naturals, wilds = self.split_wilds(state, state.hands[p])
         if spec.down_means_out:  # every card goes down, the deep-drawn one with them
             return self.solver.can_partition(naturals, wilds, sets, runs)

@@ -16,7 +16,7 @@ maximum, runs short of a full suit), or form a set of their own where the rules 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations, compress
+from itertools import combinations, combinations_with_replacement, compress
 from typing import Iterator, Literal, Sequence
 
 from .cards import CardSet
@@ -96,6 +96,7 @@ class MeldSolver:
         self._contract_memo: dict = {}
         self._partition_memo: dict = {}
         self._need_memo: dict = {}
+        self._suit_runs_memo: dict = {}
         self._sets_tables: dict[int, bytes] = {}
         self._lone_cost = min(rules.set_min, rules.run_min) - 1
 
@@ -505,12 +506,66 @@ class MeldSolver:
             self._contract_memo.clear()
         if not runs and not self.rules.all_wild_melds:
             result = self._most_sets(counts, wilds) >= sets
+        elif self._natural_runs_then_sets(counts, wilds, sets, runs):
+            result = True
         elif not self._contract_within_bounds(counts, wilds, sets, runs):
             result = False
+        elif not sets or self._most_runs(counts, wilds) < runs:
+            # runs alone: the suits are independent, so this is exact (else a bound)
+            result = self._most_runs(counts, wilds) >= runs
         else:
             return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
         self._contract_memo[(code, wilds, sets, runs)] = result
         return result
+
+    def _natural_runs_then_sets(self, counts: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
+        """A quick sufficient test: the runs taken greedily as the lowest windows of
+        ``run_min`` naturals in each suit, then the sets from what is left (exactly, with
+        the wilds). Big hands usually pass it, and the search is then not needed."""
+        R, length = self._R, self.rules.run_min
+        rows = [bytearray(row) for row in suit_rows(counts, R, self._S)]
+        for row in rows:
+            low = 0
+            while runs and low + length <= R:
+                window = row[low:low + length]
+                if all(window):
+                    row[low:low + length] = bytes(c - 1 for c in window)
+                    runs -= 1
+                else:
+                    low += 1
+            if not runs:
+                break
+        if runs:
+            return False
+        return not sets or self._most_sets(b"".join(rows), wilds) >= sets
+
+    def _most_runs(self, counts: Sequence[int], wilds: int) -> int:
+        """The most disjoint runs the cards make (every run with a natural): each suit's
+        best for each number of wilds, shared out by a knapsack over the suits."""
+        best = [0] * (wilds + 1)  # best[w]: most runs with at most w wilds, suits so far
+        for row in suit_rows(counts, self._R, self._S):
+            if any(row):
+                runs = self._runs_of_suit(row, wilds)
+                best = [max(best[w - u] + runs[u] for u in range(w + 1)) for w in range(wilds + 1)]
+        return best[wilds]
+
+    def _runs_of_suit(self, row: bytes, wilds: int) -> list[int]:
+        """Per number of wilds 0..``wilds``, the most disjoint runs of one suit's cards
+        (``row``: the count per rank), memoised: the contract search on that suit alone."""
+        key = (row, wilds)
+        hit = self._suit_runs_memo.get(key)
+        if hit is None:
+            counts = list(row) + [0] * (self._N - self._R)  # as suit 0
+            code, cards = _encode(counts), sum(row)
+            hit, runs = [], 0
+            for w in range(wilds + 1):
+                while self._contract(counts, code, 0, w, 0, runs + 1, cards):
+                    runs += 1
+                hit.append(runs)
+            if len(self._suit_runs_memo) > _MEMO_LIMIT:
+                self._suit_runs_memo.clear()
+            self._suit_runs_memo[key] = hit
+        return hit
 
     def _most_sets(self, counts: Sequence[int], wilds: int) -> int:
         """The most disjoint sets the cards make (every set with a natural), in closed form:
@@ -715,7 +770,7 @@ class MeldSolver:
             i += 1
         result = False
         # the melds holding the lowest natural first: feasible hands end fast
-        for (faces, used, _, _), ds, dr in self._contract_options(counts, i, wilds, sets, runs):
+        for faces, used, ds, dr in self._smallest_options(counts, i, wilds, sets, runs):
             c = code
             for f in faces:
                 counts[f] -= 1
@@ -732,6 +787,49 @@ class MeldSolver:
             counts[i] += 1
         memo[key] = result
         return result
+
+    def _smallest_options(self, counts, i, wilds, sets, runs):
+        """The smallest melds (``set_min`` cards, or ``run_min`` places) holding the natural
+        ``i``, the lowest one left, that a contract still wanting ``sets`` sets and ``runs``
+        runs may take: ``(faces, wilds_used, sets, runs)``. A contract's bigger meld holds
+        one of them (with a natural: every meld has one), the rest of its cards left out,
+        so these decide whether a contract can be made, with far fewer branches."""
+        R, r = self._R, self.rules
+        rank, suit = i % R, i // R
+        options = []
+        if sets:
+            k = r.set_min
+            # the other naturals of the rank still available: higher suits, more copies of i
+            faces = [i] if counts[i] > 1 and not r.set_distinct_suits else []
+            faces += [t * R + rank for t in range(suit + 1, self._S) if counts[t * R + rank]]
+            for m in range(min(k - 1, len(faces) * (1 if r.set_distinct_suits else k)) + 1):
+                need = k - 1 - m
+                if need > wilds:
+                    continue
+                picks = combinations(faces, m) if r.set_distinct_suits else combinations_with_replacement(faces, m)
+                for pick in picks:
+                    if all(counts[f] > (f == i) + pick.count(f) - 1 for f in pick):
+                        options.append(((i,) + pick, need, 1, 0))
+        if runs:
+            base, top, length = suit * R, self._max_pos, r.run_min
+            # the run through i's place: places below it hold wilds only (its lower
+            # naturals are gone), which is as good as wilds above, so it starts at i unless
+            # the top is too near; an ace may also sit at the high end
+            windows = [(max(0, min(rank, top - length + 1)), rank)]
+            if rank == 0 and r.ace_high:
+                windows.append((R - length + 1, R))
+            for low, place in windows:
+                if low + length - 1 > top:
+                    continue
+                above = [q for q in range(low, low + length) if q != place and (q > place or place == R)
+                         and counts[base + q % R]]
+                for m in range(len(above) + 1):
+                    need = length - 1 - m
+                    if need > wilds:
+                        continue
+                    for pick in combinations(above, m):
+                        options.append(((i,) + tuple(base + q % R for q in pick), need, 0, 1))
+        return options
 
     def _contract_options(self, counts, i, wilds, sets, runs):
         """The melds holding the natural ``i`` that a contract still wanting ``sets`` sets
