@@ -504,15 +504,16 @@ class MeldSolver:
             return hit
         if len(self._contract_memo) > _MEMO_LIMIT:
             self._contract_memo.clear()
-        if not runs and not self.rules.all_wild_melds:
+        if self.rules.all_wild_melds:
+            return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
+        if not runs:
             result = self._most_sets(counts, wilds) >= sets
+        elif not sets:
+            result = self._most_runs(counts, wilds) >= runs  # exact: the suits are independent
         elif self._natural_runs_then_sets(counts, wilds, sets, runs):
             result = True
-        elif not self._contract_within_bounds(counts, wilds, sets, runs):
+        elif not self._contract_within_bounds(counts, wilds, sets, runs) or self._most_runs(counts, wilds) < runs:
             result = False
-        elif not sets or self._most_runs(counts, wilds) < runs:
-            # runs alone: the suits are independent, so this is exact (else a bound)
-            result = self._most_runs(counts, wilds) >= runs
         else:
             return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
         self._contract_memo[(code, wilds, sets, runs)] = result
