@@ -393,15 +393,85 @@ class Engine:
         quick = state.phase == Phase.PLAY and self.is_down(state, p) and state.must_place < 0 \
             and state.wilds_owed == 0 and not spec.down_means_out
         size, cards_used = state.hand_sizes[p], self._cards_used
+        going_down = None if quick else self._plain_going_down_left(state)
         for action in self._play_moves(state):
             if quick:
                 left = size - cards_used[action]
                 if left >= 2 or left == 0 or (left == size and self._swap_then_lay_off(state, action)):
                     actions.append(action)
                     continue
+            elif going_down is not None:
+                verdict = (self._plain_meld_verdict(state, going_down, action) if cards_used[action]
+                           else self._swap_then_go_down(state, action))
+                if verdict is not None:
+                    if verdict:
+                        actions.append(action)
+                    continue
             if self._finishable(self._after(state, action)):
                 actions.append(action)
         return actions
+
+    def _plain_going_down_left(self, state: GameState) -> tuple[int, int] | None:
+        """The contract still to lay when the next meld starts or continues a going down
+        that ``_plain_going_down`` will judge after it (no obligation open, none of the
+        rules it leaves to the search), else ``None``."""
+        p, spec = state.current, self.rules.rounds[state.round]
+        if state.phase == Phase.GOING_DOWN:
+            left = state.contract_left
+        elif state.phase == Phase.PLAY and not self.is_down(state, p) and spec.contract is not None:
+            left = spec.contract
+        else:
+            return None
+        if state.must_place >= 0 or state.wilds_owed or spec.down_means_out or (
+            spec.contract[1] > 1 and self.play.contract_runs_apart
+        ):
+            return None
+        return left
+
+    def _swap_then_go_down(self, state: GameState, action: int) -> bool | None:
+        """A quick sufficient test for the swap ``action`` by a player not yet down: the
+        hand after it makes the contract, and then the wild can be laid off on another
+        meld with 2+ cards left to discard one (``True``); else ``None``, for the search."""
+        p, spec, mr = state.current, self.rules.rounds[state.round], self.rules.melds
+        if state.phase != Phase.PLAY:
+            return None
+        sets, runs = spec.contract
+        if state.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs - 1 < 2 or (
+            len(state.table) + sets + runs > self.play.max_table_melds
+        ) or not self._swap_then_lay_off(state, action):
+            return None
+        face, _ = self.layout.args[action]
+        counts, wilds = self.split_wilds(state, state.hands[p])
+        counts[face] -= 1
+        return True if self.solver.can_make_contract(counts, wilds + 1, sets, runs) else None
+
+    def _plain_meld_verdict(self, state: GameState, left: tuple[int, int], action: int) -> bool | None:
+        """``_finishable`` after the going-down meld ``action`` when ``_plain_going_down``
+        decides it (the solver on the cards left), computed without building the state
+        after it; ``None`` where the search must decide (the meld completes the going
+        down, or leaves a case the plain rule excludes)."""
+        kind, arg = self.layout.kinds[action], self.layout.args[action]
+        hand, p = state.hands[state.current], state.current
+        if kind == ActionKind.MELD_SET:
+            naturals, wilds, sets, runs = arg.naturals, arg.wilds, left[0] - 1, left[1]
+        else:
+            meld = self._run_from_hand(hand, arg)
+            naturals, wilds, sets, runs = meld.naturals, meld.wilds, left[0], left[1] - 1
+        if not sets + runs:
+            return None
+        mr, spec = self.rules.melds, self.rules.rounds[state.round]
+        size = state.hand_sizes[p] - len(naturals) - wilds
+        if spec.out_by_melding and size - mr.set_min * sets - mr.run_min * runs < 2:
+            return None
+        t = state.taken_face
+        if t >= 0 and t not in naturals and hand[t] == 1:
+            return None
+        if len(state.table) + 1 + sets + runs > self.play.max_table_melds:
+            return False
+        counts, have = self.split_wilds(state, hand)
+        for f in naturals:
+            counts[f] -= 1
+        return self.solver.can_make_contract(counts, have - wilds, sets, runs)
 
     def _swap_then_lay_off(self, state: GameState, action: int) -> bool:
         """Whether, after the swap ``action`` by a player down with no obligation open, the
