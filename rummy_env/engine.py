@@ -187,6 +187,7 @@ class Engine:
         self._runs_by_marks: dict[tuple[int, bytes, int], list[int]] = {}
         self._fits_memo: dict[Meld, tuple[int, ...]] = {}
         self._table_facts_cache: dict[int, tuple] = {}
+        self._lay_offs_cache: dict[int, list[tuple[int, int]]] = {}
 
     # ------------------------------------------------------------------ set-up
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
@@ -605,13 +606,19 @@ class Engine:
                 if m.meld.kind == "run"]
 
     def _lay_off_moves(self, state: GameState, hand: Sequence[int]) -> list[int]:
-        start, F = self.layout.start("lay_off"), self.card_set.num_faces
-        return [
-            start + slot * F + f
-            for slot, tm in enumerate(state.table)
-            for f in self._fitting_faces(tm.meld)
-            if hand[f]
-        ]
+        return [action for action, f in self._lay_offs_of_table(state) if hand[f]]
+
+    def _lay_offs_of_table(self, state: GameState) -> list[tuple[int, int]]:
+        """``(action, face)`` of every lay-off the table takes, ascending; cached by the
+        table's stamp (the table changes on few steps)."""
+        hit = self._lay_offs_cache.get(state.table_stamp)
+        if hit is None:
+            start, F = self.layout.start("lay_off"), self.card_set.num_faces
+            hit = [(start + slot * F + f, f) for slot, tm in enumerate(state.table) for f in self._fitting_faces(tm.meld)]
+            if len(self._lay_offs_cache) > 256:
+                self._lay_offs_cache.clear()
+            self._lay_offs_cache[state.table_stamp] = hit
+        return hit
 
     def _fitting_faces(self, meld: Meld) -> tuple[int, ...]:
         """The faces that may be laid off on a meld, ascending (memoised: melds recur)."""
