@@ -27,6 +27,7 @@ _MEMO_LIMIT = 1 << 18
 # _AT_LEAST[k]: a bytes.translate table marking the byte values >= k with 1, others 0
 _AT_LEAST = [bytes(int(v >= k) for v in range(256)) for k in range(256)]
 PRESENT = _AT_LEAST[1]  # ``counts.translate(PRESENT)``: 1 where a face is held
+_AT_MOST = [bytes(min(v, k) for v in range(256)) for k in range(256)]  # translate tables capping at k
 
 
 def suit_rows(counts: Sequence[int], num_ranks: int, num_suits: int) -> list[bytes]:
@@ -509,10 +510,10 @@ class MeldSolver:
         if not runs:
             result = self._most_sets(counts, wilds) >= sets
         elif not sets:
-            result = self._most_runs(counts, wilds) >= runs  # exact: the suits are independent
+            result = self._enough_runs(counts, wilds, runs)  # exact: the suits are independent
         elif self._natural_runs_then_sets(counts, wilds, sets, runs):
             result = True
-        elif not self._contract_within_bounds(counts, wilds, sets, runs) or self._most_runs(counts, wilds) < runs:
+        elif not self._contract_within_bounds(counts, wilds, sets, runs) or not self._enough_runs(counts, wilds, runs):
             result = False
         else:
             return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
@@ -540,15 +541,18 @@ class MeldSolver:
             return False
         return not sets or self._most_sets(b"".join(rows), wilds) >= sets
 
-    def _most_runs(self, counts: Sequence[int], wilds: int) -> int:
-        """The most disjoint runs the cards make (every run with a natural): each suit's
-        best for each number of wilds, shared out by a knapsack over the suits."""
+    def _enough_runs(self, counts: Sequence[int], wilds: int, runs: int) -> bool:
+        """Whether the cards make ``runs`` disjoint runs (every run with a natural): each
+        suit's best for each number of wilds, shared out by a knapsack over the suits.
+        ``runs`` runs never need more than ``runs`` cards of one face, so the counts are
+        capped there first (the suits' answers then repeat far more often)."""
+        cap = _AT_MOST[runs]
         best = [0] * (wilds + 1)  # best[w]: most runs with at most w wilds, suits so far
         for row in suit_rows(counts, self._R, self._S):
             if any(row):
-                runs = self._runs_of_suit(row, wilds)
-                best = [max(best[w - u] + runs[u] for u in range(w + 1)) for w in range(wilds + 1)]
-        return best[wilds]
+                of_suit = self._runs_of_suit(row.translate(cap), wilds)
+                best = [max(best[w - u] + of_suit[u] for u in range(w + 1)) for w in range(wilds + 1)]
+        return best[wilds] >= runs
 
     def _runs_of_suit(self, row: bytes, wilds: int) -> list[int]:
         """Per number of wilds 0..``wilds``, the most disjoint runs of one suit's cards
