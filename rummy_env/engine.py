@@ -460,12 +460,9 @@ class Engine:
             naturals, wilds, sets, runs = meld.naturals, meld.wilds, left[0], left[1] - 1
         if not sets + runs:
             return None
-        mr, spec = self.rules.melds, self.rules.rounds[state.round]
-        size = state.hand_sizes[p] - len(naturals) - wilds
-        if spec.out_by_melding and size - mr.set_min * sets - mr.run_min * runs < 2:
-            return None
         t = state.taken_face
-        if t >= 0 and t not in naturals and hand[t] == 1:
+        taken_blocked = t >= 0 and t not in naturals and hand[t] == 1
+        if not self._going_down_ends(state, state.hand_sizes[p] - len(naturals) - wilds, taken_blocked, sets, runs):
             return None
         if len(state.table) + 1 + sets + runs > self.play.max_table_melds:
             return False
@@ -824,11 +821,8 @@ class Engine:
         """A going down, in progress or forced by a deep draw, that the meld solver decides
         exactly (``_obligations_possible``), with no search: at most one run in the
         contract (so the rule keeping runs apart cannot bite), slots for the rest, no wild
-        owed, not deal 7's every-card rule, no way to be left holding only the card just
-        taken (a going down that leaves other cards ends with a legal discard), where the
-        last card may not be discarded a hand big enough to keep 2 cards after the
-        contract's smallest melds (which any contract that can be made can use), and a
-        deep-drawn natural, if any, with no meld on the table of its rank or suit (so it
+        owed, not deal 7's every-card rule, a sure way to end the turn after it
+        (``_going_down_ends``), and a deep-drawn natural, if any, with no meld on the table of its rank or suit (so it
         can only reach the table in one of the contract's melds)."""
         p = state.current
         if state.phase == Phase.GOING_DOWN:
@@ -840,9 +834,6 @@ class Engine:
         spec = self.rules.rounds[state.round]
         if state.wilds_owed or spec.down_means_out or (spec.contract[1] > 1 and self.play.contract_runs_apart):
             return False
-        mr = self.rules.melds
-        if spec.out_by_melding and state.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs < 2:
-            return False
         if len(state.table) + sets + runs > self.play.max_table_melds:
             return False
         must = state.must_place
@@ -851,7 +842,18 @@ class Engine:
                 return False
             if self._table_has_meld_for(state.table, must):
                 return False
-        return state.taken_face < 0 or state.hands[p][state.taken_face] != 1
+        taken_blocked = state.taken_face >= 0 and state.hands[p][state.taken_face] == 1
+        return self._going_down_ends(state, state.hand_sizes[p], taken_blocked, sets, runs)
+
+    def _going_down_ends(self, state: GameState, size: int, taken_blocked: bool, sets: int, runs: int) -> bool:
+        """Whether a hand of ``size`` cards that lays ``sets`` sets and ``runs`` runs more
+        surely ends the turn then, if it can lay them at all: the smallest melds (any
+        contract that can be made can use them) leave 2+ cards, one of them discardable,
+        or none (gone out); or one card, which may be discarded (not round 11's rule, not
+        the card just taken, which the melds may not have used)."""
+        mr = self.rules.melds
+        spare = size - mr.set_min * sets - mr.run_min * runs
+        return spare >= 2 or spare == 0 or not (self.rules.rounds[state.round].out_by_melding or taken_blocked)
 
     def _search_order(self, state: GameState, moves: list[int]) -> list[int]:
         """Moves that play the card that must be placed first: they finish most searches."""
