@@ -117,6 +117,7 @@ class Observer:
         self._no_final_discard = [r.down_means_out or r.out_by_melding for r in rules.rounds]
         self._meld_codes: dict = {}
         self._table_cache: dict[tuple[int, int], tuple[bytes, bytes]] = {}
+        self._last_slots: dict[int, tuple[list[TableMeld], list[bytes]]] = {}
         self._top_cache: dict[tuple[int, ...], bytes] = {}
         self._tail_cache: dict[tuple, list[float]] = {}
         self._one_hot = [bytes(f) + b"\x01" + bytes(faces - f - 1) for f in range(faces)]
@@ -221,11 +222,19 @@ class Observer:
                 table[f] += 1
         slots = bytearray()
         if self.contract:
-            for tm in state.table:
-                owner = bytearray(n)
-                owner[(tm.owner - seat) % n] = 1
-                slots += owner + self._meld_code(tm)
-            slots += bytes(self._slot_size * (self.num_slots - len(state.table)))
+            # Most changes touch one slot: reuse the codes of the melds (the same objects)
+            # this seat saw last time.
+            last_table, last_codes = self._last_slots.get(seat, ((), ()))
+            codes = []
+            for k, tm in enumerate(state.table):
+                if k < len(last_table) and last_table[k] is tm:
+                    codes.append(last_codes[k])
+                else:
+                    owner = bytearray(n)
+                    owner[(tm.owner - seat) % n] = 1
+                    codes.append(bytes(owner) + self._meld_code(tm))
+            self._last_slots[seat] = (list(state.table), codes)
+            slots = b"".join(codes) + bytes(self._slot_size * (self.num_slots - len(state.table)))
         if len(self._table_cache) > 64:
             self._table_cache.clear()
         self._table_cache[key] = (bytes(table), bytes(slots))
