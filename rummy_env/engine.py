@@ -19,7 +19,7 @@ from enum import IntEnum
 from typing import Any, Mapping, Sequence
 
 from .actions import ActionKind, ActionLayout, SetAction, run_positions
-from .melds import PRESENT, Meld, MeldSolver, suit_rows
+from .melds import AT_LEAST, PRESENT, Meld, MeldSolver, suit_rows
 from .rules import GameRules
 
 _SEARCH_MEMO_LIMIT = 1 << 16
@@ -188,6 +188,7 @@ class Engine:
         self._fits_memo: dict[Meld, tuple[int, ...]] = {}
         self._table_facts_cache: dict[int, tuple] = {}
         self._lay_offs_cache: dict[int, list[tuple[int, int]]] = {}
+        self._last_lay_offs: tuple[list[TableMeld], list[list[tuple[int, int]]]] = ([], [])
 
     # ------------------------------------------------------------------ set-up
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
@@ -522,15 +523,17 @@ class Engine:
         moves = []
         if sets:
             by_mask, S = self._sets_by_mask, cs.num_suits
-            for rank in range(R):
-                if by_mask is not None:
+            if by_mask is not None:
+                for rank in range(R):
                     mask = sum(1 << s for s in range(S) if hand[s * R + rank])
                     if mask:
                         moves += [a for a, w in by_mask[rank][mask] if w <= wilds]
-                    continue
-                held = bytes(hand[rank:S * R:R]).translate(self._set_copies_cap)
-                if any(held):
-                    moves += self._sets_held(rank, held, wilds)
+            else:
+                # only the ranks with enough cards for a set, found from per-rank totals
+                per_rank = sum(int.from_bytes(row, "little") for row in suit_rows(hand, R, S)).to_bytes(R, "little")
+                enough = max(1, self.rules.melds.set_min - wilds)
+                for rank in itertools.compress(range(R), per_rank.translate(AT_LEAST[enough])):
+                    moves += self._sets_held(rank, bytes(hand[rank:S * R:R]).translate(self._set_copies_cap), wilds)
         if runs:
             apart = self._runs_of_this_going_down(state) if self.play.contract_runs_apart else ()
             for suit in range(cs.num_suits):
@@ -610,8 +613,18 @@ class Engine:
         table's stamp (the table changes on few steps)."""
         hit = self._lay_offs_cache.get(state.table_stamp)
         if hit is None:
+            # Most changes touch one slot: reuse the lay-offs of the melds (the same
+            # objects) of the table last computed.
             start, F = self.layout.start("lay_off"), self.card_set.num_faces
-            hit = [(start + slot * F + f, f) for slot, tm in enumerate(state.table) for f in self._fitting_faces(tm.meld)]
+            last_table, last_per_slot = self._last_lay_offs
+            per_slot = []
+            for slot, tm in enumerate(state.table):
+                if slot < len(last_table) and last_table[slot] is tm:
+                    per_slot.append(last_per_slot[slot])
+                else:
+                    per_slot.append([(start + slot * F + f, f) for f in self._fitting_faces(tm.meld)])
+            self._last_lay_offs = (list(state.table), per_slot)
+            hit = [pair for pairs in per_slot for pair in pairs]
             if len(self._lay_offs_cache) > 256:
                 self._lay_offs_cache.clear()
             self._lay_offs_cache[state.table_stamp] = hit

@@ -24,9 +24,9 @@ from .cards import CardSet
 UNLIMITED = 1 << 20  # room of a set with no maximum size
 _BITS = 4  # bits per face in a memo key: counts of one face stay below 16 (<= 8 decks)
 _MEMO_LIMIT = 1 << 18
-# _AT_LEAST[k]: a bytes.translate table marking the byte values >= k with 1, others 0
-_AT_LEAST = [bytes(int(v >= k) for v in range(256)) for k in range(256)]
-PRESENT = _AT_LEAST[1]  # ``counts.translate(PRESENT)``: 1 where a face is held
+# AT_LEAST[k]: a bytes.translate table marking the byte values >= k with 1, others 0
+AT_LEAST = [bytes(int(v >= k) for v in range(256)) for k in range(256)]
+PRESENT = AT_LEAST[1]  # ``counts.translate(PRESENT)``: 1 where a face is held
 _AT_MOST = [bytes(min(v, k) for v in range(256)) for k in range(256)]  # translate tables capping at k
 
 
@@ -682,7 +682,7 @@ class MeldSolver:
             of_rank = sum(int.from_bytes(row, "little") for row in by_rank).to_bytes(R, "little")
         covered = []  # per suit, the run positions some window of run_min could fill
         if runs:
-            at_least = _AT_LEAST[max(0, r.run_min - wilds)]
+            at_least = AT_LEAST[max(0, r.run_min - wilds)]
             for marks in present:
                 # (windows running past the top only ever pass more faces: still necessary)
                 good = int.from_bytes(self._window_sums(marks).translate(at_least), "little")
@@ -719,7 +719,7 @@ class MeldSolver:
             kinds = sum(int.from_bytes(row, "little") for row in present) if r.set_distinct_suits else held
             # per rank with enough kinds for a set: at most min(h, (h + wilds) // set_min)
             # sets of its h cards; the ranks failing the kinds test are masked out bytewise
-            enough = int.from_bytes(kinds.to_bytes(R, "little").translate(_AT_LEAST[max(0, r.set_min - wilds)]), "little")
+            enough = int.from_bytes(kinds.to_bytes(R, "little").translate(AT_LEAST[max(0, r.set_min - wilds)]), "little")
             most = int.from_bytes(held.to_bytes(R, "little").translate(self._sets_of_rank(wilds)), "little")
             if sum((most & enough * 0xFF).to_bytes(R, "little")) < sets:
                 return False
