@@ -556,20 +556,21 @@ class MeldSolver:
 
     def _runs_of_suit(self, row: bytes, wilds: int) -> list[int]:
         """Per number of wilds 0..``wilds``, the most disjoint runs of one suit's cards
-        (``row``: the count per rank), memoised: the contract search on that suit alone."""
-        key = (row, wilds)
-        hit = self._suit_runs_memo.get(key)
+        (``row``: the count per rank), memoised by the row and extended to more wilds
+        when asked: the contract search on that suit alone."""
+        hit = self._suit_runs_memo.get(row)
         if hit is None:
+            if len(self._suit_runs_memo) > _MEMO_LIMIT:
+                self._suit_runs_memo.clear()
+            hit = self._suit_runs_memo[row] = []
+        if len(hit) <= wilds:
             counts = list(row) + [0] * (self._N - self._R)  # as suit 0
             code, cards = _encode(counts), sum(row)
-            hit, runs = [], 0
-            for w in range(wilds + 1):
+            runs = hit[-1] if hit else 0
+            for w in range(len(hit), wilds + 1):
                 while self._contract(counts, code, 0, w, 0, runs + 1, cards):
                     runs += 1
                 hit.append(runs)
-            if len(self._suit_runs_memo) > _MEMO_LIMIT:
-                self._suit_runs_memo.clear()
-            self._suit_runs_memo[key] = hit
         return hit
 
     def _most_sets(self, counts: Sequence[int], wilds: int) -> int:
