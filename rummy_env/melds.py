@@ -554,23 +554,47 @@ class MeldSolver:
                 best = [max(best[w - u] + of_suit[u] for u in range(w + 1)) for w in range(wilds + 1)]
         return best[wilds] >= runs
 
-    def _runs_of_suit(self, row: bytes, wilds: int) -> list[int]:
+    def _runs_of_suit(self, row: bytes, wilds: int) -> tuple[int, ...]:
         """Per number of wilds 0..``wilds``, the most disjoint runs of one suit's cards
-        (``row``: the count per rank), memoised by the row and extended to more wilds
-        when asked: the contract search on that suit alone."""
-        hit = self._suit_runs_memo.get(row)
-        if hit is None:
-            if len(self._suit_runs_memo) > _MEMO_LIMIT:
-                self._suit_runs_memo.clear()
-            hit = self._suit_runs_memo[row] = []
-        if len(hit) <= wilds:
-            counts = list(row) + [0] * (self._N - self._R)  # as suit 0
-            code, cards = _encode(counts), sum(row)
-            runs = hit[-1] if hit else 0
-            for w in range(len(hit), wilds + 1):
-                while self._contract(counts, code, 0, w, 0, runs + 1, cards):
-                    runs += 1
-                hit.append(runs)
+        (``row``: the count per rank), exact and memoised: the lowest card held is left
+        out of the runs, or is the lowest natural of a smallest run (``run_min`` places,
+        the others naturals held above it, or wilds)."""
+        key = (row, wilds)
+        hit = self._suit_runs_memo.get(key)
+        if hit is not None:
+            return hit
+        R, length, top = self._R, self.rules.run_min, self._max_pos
+        i = 0
+        while i < R and not row[i]:
+            i += 1
+        if i == R:
+            best = [0] * (wilds + 1)
+        else:
+            less = bytearray(row)
+            less[i] -= 1
+            best = list(self._runs_of_suit(bytes(less), wilds))
+            windows = [(i, max(0, min(i, top - length + 1)))]
+            if i == 0 and top == R:
+                windows.append((R, R - length + 1))  # the ace at the high end
+            for place, low in windows:
+                if low + length - 1 > top:
+                    continue
+                above = [q for q in range(low, low + length) if q != place and (q > place or place == R) and row[q % R]]
+                for m in range(len(above) + 1):
+                    need = length - 1 - m
+                    if need > wilds:
+                        continue
+                    for pick in combinations(above, m):
+                        rest = bytearray(less)
+                        for q in pick:
+                            rest[q % R] -= 1
+                        sub = self._runs_of_suit(bytes(rest), wilds - need)
+                        for w in range(need, wilds + 1):
+                            if sub[w - need] + 1 > best[w]:
+                                best[w] = sub[w - need] + 1
+        if len(self._suit_runs_memo) > _MEMO_LIMIT:
+            self._suit_runs_memo.clear()
+        hit = self._suit_runs_memo[key] = tuple(best)
         return hit
 
     def _most_sets(self, counts: Sequence[int], wilds: int) -> int:
