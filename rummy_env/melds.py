@@ -522,19 +522,23 @@ class MeldSolver:
 
     def _natural_runs_then_sets(self, counts: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
         """A quick sufficient test: the runs taken greedily as the lowest windows of
-        ``run_min`` naturals in each suit, then the sets from what is left (exactly, with
-        the wilds). Big hands usually pass it, and the search is then not needed."""
+        ``run_min`` places in each suit, those of naturals only first, then those missing
+        one natural (filled by a wild), two, ...; then the sets from what is left
+        (exactly, with the wilds left). Big hands usually pass it, and the search is then
+        not needed."""
         R, length = self._R, self.rules.run_min
         rows = [bytearray(row) for row in suit_rows(counts, R, self._S)]
-        for row in rows:
-            low = 0
-            while runs and low + length <= R:
-                window = row[low:low + length]
-                if all(window):
-                    row[low:low + length] = bytes(c - 1 for c in window)
-                    runs -= 1
-                else:
-                    low += 1
+        for missing in range(min(wilds, length - 1) + 1):
+            for row in rows:
+                low = 0
+                while runs and missing <= wilds and low + length <= R:
+                    window = row[low:low + length]
+                    if length - window.count(0) == length - missing:
+                        row[low:low + length] = bytes(c - 1 if c else 0 for c in window)
+                        runs -= 1
+                        wilds -= missing
+                    else:
+                        low += 1
             if not runs:
                 break
         if runs:
