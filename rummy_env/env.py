@@ -168,7 +168,9 @@ class RummyEnv(AECEnv):
 
     # ------------------------------------------------------------------ inspection and control
     def action_to_text(self, action: int) -> str:
-        return self.layout.text(int(action))
+        if isinstance(action, np.integer):
+            action = int(action)
+        return self.layout.text(action)  # anything but an integer id is refused
 
     def text_to_action(self, text: str) -> int:
         return self.layout.parse(text)
@@ -217,7 +219,8 @@ class RummyEnv(AECEnv):
             "round_penalties": [{a: pens[i] for i, a in enumerate(names)} for pens in state.round_penalties],
             "wild_rank": None if spec.wild_rank is None else self.engine.card_set.rank_text(spec.wild_rank),
             "contract": None if spec.contract is None else {
-                "sets": spec.contract[0], "runs": spec.contract[1], "down_means_out": spec.down_means_out},
+                "sets": spec.contract[0], "runs": spec.contract[1], "down_means_out": spec.down_means_out,
+                "out_by_melding": spec.out_by_melding},
             "contract_left": None if not going_down else {
                 "sets": state.contract_left[0], "runs": state.contract_left[1]},
             "turns": state.turns,
@@ -250,7 +253,8 @@ class RummyEnv(AECEnv):
         d = self.describe()
         if d["contract"] is not None:
             c = d["contract"]
-            rule = f"contract {c['sets']} sets + {c['runs']} runs" + (", all cards" if c["down_means_out"] else "")
+            rule = f"contract {c['sets']} sets + {c['runs']} runs" + (", all cards" if c["down_means_out"] else "") + (
+                ", no final discard" if c["out_by_melding"] else "")
         else:
             rule = f"wild {d['wild_rank']}"
         lines = [

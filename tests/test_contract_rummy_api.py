@@ -422,7 +422,7 @@ def test_describe_hides_other_hands():
         assert {k: v for k, v in mine.items() if k != "hands"} == {k: v for k, v in full.items() if k != "hands"}
     with pytest.raises(ValueError, match="unknown agent"):
         raw.describe("player_4")
-    assert full["contract"] == {"sets": 2, "runs": 0, "down_means_out": False}
+    assert full["contract"] == {"sets": 2, "runs": 0, "down_means_out": False, "out_by_melding": False}
     assert full["num_rounds"] == 7 and full["game"] == "contract_rummy"
 
 
