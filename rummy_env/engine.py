@@ -386,7 +386,7 @@ class Engine:
         spec = self.rules.rounds[state.round]
         if state.phase == Phase.PLAY and state.must_place < 0 and state.wilds_owed == 0 and not (
             spec.down_means_out and self.is_down(state, state.current)
-        ) and not (spec.out_by_melding and state.hand_sizes[state.current] == 1):
+        ) and not (state.hand_sizes[state.current] == 1 and not self._may_discard_last(state)):
             start = self.layout.blocks["discard"].start
             actions = [start + f for f in self._discardable(state)]
         p = state.current
@@ -800,9 +800,13 @@ class Engine:
             return False  # going down had to use every card
         if size >= 2:
             return True
-        # One card left: it may not be discarded where the round must end by melding, and
-        # the discard rule forbids it if it is the card just taken.
-        return not spec.out_by_melding and (state.taken_face < 0 or state.hands[p][state.taken_face] == 0)
+        # One card left: the discard rule forbids it if it is the card just taken.
+        return self._may_discard_last(state) and (state.taken_face < 0 or state.hands[p][state.taken_face] == 0)
+
+    def _may_discard_last(self, state: GameState) -> bool:
+        """Whether the player to act may go out by discarding their last card: only once
+        down, and not where the round must end by melding (RULES.md, "Going out")."""
+        return self.is_down(state, state.current) and not self.rules.rounds[state.round].out_by_melding
 
     def _finishable(self, state: GameState) -> bool:
         """Whether some sequence of the player's own moves finishes the turn legally
