@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Mapping, Sequence
 
-from .actions import ActionKind, ActionLayout, SetAction, run_positions
+from .actions import ActionKind, ActionLayout, RunAction, SetAction, run_positions
 from .melds import AT_LEAST, PRESENT, Meld, MeldSolver, suit_rows
 from .rules import GameRules
 
@@ -396,15 +396,16 @@ class Engine:
             and state.wilds_owed == 0 and not spec.down_means_out
         size, cards_used = state.hand_sizes[p], self._cards_used
         going_down = None if quick else self._plain_going_down_left(state)
-        for action in self._play_moves(state):
+        moves = self._play_moves(state)
+        verdicts = self._plain_meld_verdicts(state, going_down, moves) if going_down is not None else {}
+        for action in moves:
             if quick:
                 left = size - cards_used[action]
                 if left >= 2 or left == 0 or (left == size and self._swap_then_lay_off(state, action)):
                     actions.append(action)
                     continue
             elif going_down is not None:
-                verdict = (self._plain_meld_verdict(state, going_down, action) if cards_used[action]
-                           else self._swap_then_go_down(state, action))
+                verdict = verdicts[action] if cards_used[action] else self._swap_then_go_down(state, action)
                 if verdict is not None:
                     if verdict:
                         actions.append(action)
@@ -447,30 +448,49 @@ class Engine:
         counts[face] -= 1
         return True if self.solver.can_make_contract(counts, wilds + 1, sets, runs) else None
 
-    def _plain_meld_verdict(self, state: GameState, left: tuple[int, int], action: int) -> bool | None:
-        """``_finishable`` after the going-down meld ``action`` when ``_plain_going_down``
-        decides it (the solver on the cards left), computed without building the state
-        after it; ``None`` where the search must decide (the meld completes the going
-        down, or leaves a case the plain rule excludes)."""
-        kind, arg = self.layout.kinds[action], self.layout.args[action]
-        hand, p = state.hands[state.current], state.current
-        if kind == ActionKind.MELD_SET:
-            naturals, wilds, sets, runs = arg.naturals, arg.wilds, left[0] - 1, left[1]
-        else:
-            meld = self._run_from_hand(hand, arg)
-            naturals, wilds, sets, runs = meld.naturals, meld.wilds, left[0], left[1] - 1
-        if not sets + runs:
-            return None
-        t = state.taken_face
-        taken_blocked = t >= 0 and t not in naturals and hand[t] == 1
-        if not self._going_down_ends(state, state.hand_sizes[p] - len(naturals) - wilds, taken_blocked, sets, runs):
-            return None
-        if len(state.table) + 1 + sets + runs > self.play.max_table_melds:
-            return False
+    def _plain_meld_verdicts(
+        self, state: GameState, left: tuple[int, int], moves: list[int]
+    ) -> dict[int, bool | None]:
+        """Per going-down meld among ``moves``: ``_finishable`` after it where
+        ``_plain_going_down`` decides it (the solver on the cards left), computed without
+        building the state after it; ``None`` where the search must decide (the meld
+        completes the going down, or leaves a case the plain rule excludes).
+
+        Biggest melds first: a meld whose cards are among those of a meld already found
+        to leave a contract that can be made leaves one too (more cards never hurt)."""
+        p, layout = state.current, self.layout
+        hand = state.hands[p]
+        melds = []
+        for action in moves:
+            kind, arg = layout.kinds[action], layout.args[action]
+            if kind == ActionKind.MELD_SET:
+                melds.append((-self._cards_used[action], action, arg.naturals, arg.wilds, ("set", arg.rank), arg))
+            elif kind == ActionKind.MELD_RUN:
+                meld = self._run_from_hand(hand, arg)
+                melds.append((-self._cards_used[action], action, meld.naturals, meld.wilds, ("run", arg.suit), arg))
+        melds.sort()
         counts, have = self.split_wilds(state, hand)
-        for f in naturals:
-            counts[f] -= 1
-        return self.solver.can_make_contract(counts, have - wilds, sets, runs)
+        t, verdicts = state.taken_face, {}
+        kept: dict[tuple[str, int], list[tuple[tuple[int, ...], int, Any]]] = {}  # melds found to leave enough
+        for _, action, naturals, wilds, group, arg in melds:
+            sets, runs = (left[0] - 1, left[1]) if group[0] == "set" else (left[0], left[1] - 1)
+            taken_blocked = t >= 0 and t not in naturals and hand[t] == 1
+            size = state.hand_sizes[p] - len(naturals) - wilds
+            if not sets + runs or not self._going_down_ends(state, size, taken_blocked, sets, runs):
+                verdicts[action] = None
+            elif len(state.table) + 1 + sets + runs > self.play.max_table_melds:
+                verdicts[action] = False
+            elif any(_within(naturals, wilds, arg, other) for other in kept.get(group, ())):
+                verdicts[action] = True
+            else:
+                for f in naturals:
+                    counts[f] -= 1
+                ok = verdicts[action] = self.solver.can_make_contract(counts, have - wilds, sets, runs)
+                for f in naturals:
+                    counts[f] += 1
+                if ok:
+                    kept.setdefault(group, []).append((naturals, wilds, arg))
+        return verdicts
 
     def _swap_then_lay_off(self, state: GameState, action: int) -> bool:
         """Whether, after the swap ``action`` by a player down with no obligation open, the
@@ -1329,6 +1349,17 @@ class _CardPool:
                     if (held >> (8 * low) & window).bit_count() >= need:
                         return True
         return False
+
+
+def _within(naturals: tuple[int, ...], wilds: int, arg: Any, other: tuple[tuple[int, ...], int, Any]) -> bool:
+    """Whether a meld's cards (``naturals``, ``wilds``, from the action ``arg``) are among
+    those of ``other``, a meld of the same rank (sets) or suit (runs): a set's multiset
+    of naturals and its wilds; a run's span (a run takes the hand's natural wherever it
+    holds one, so a shorter span takes fewer of both)."""
+    other_naturals, other_wilds, other_arg = other
+    if isinstance(arg, RunAction):
+        return other_arg.low <= arg.low and arg.high <= other_arg.high
+    return wilds <= other_wilds and all(naturals.count(f) <= other_naturals.count(f) for f in set(naturals))
 
 
 def _replace_one(cards: tuple[int, ...], old: int, new: int) -> tuple[int, ...]:
