@@ -397,6 +397,10 @@ class Engine:
         size, cards_used = state.hand_sizes[p], self._cards_used
         going_down = None if quick else self._plain_going_down_left(state)
         moves = self._play_moves(state)
+        if quick and moves:
+            used = list(map(cards_used.__getitem__, moves))
+            if min(used) and size - max(used) >= 2:
+                return actions + moves  # no swap, and every move leaves 2+ cards
         verdicts = self._plain_meld_verdicts(state, going_down, moves) if going_down is not None else {}
         for action in moves:
             if quick:
