@@ -11,6 +11,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from docstring_tables import eval_size, observation_table, table_rows
 from gymnasium import spaces
 
 import rummy_env
@@ -80,33 +81,10 @@ def test_docstring_header_numbers():
     assert "n = 3..8 (default 4)" in doc
 
 
-def _table_rows(section: str, columns: int) -> list[list[str]]:
-    rows = []
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != columns or cells[0] in ("part", "block", "") or set(cells[0]) <= set("-"):
-            continue
-        rows.append(cells)
-    return rows
-
-
-def _eval_size(expr: str, **names: int) -> int:
-    """A docstring size such as ``53 (n-1)``, ``20 x 53`` or ``3n (n + 107)``."""
-    expr = expr.replace(" x ", " * ")
-    expr = re.sub(r"(\d|[nMD]|\))\s*(?=[(nMD])", r"\1 * ", expr)
-    return eval(expr, {"__builtins__": {}}, names)
-
-
-def _docstring_observation_table(n: int) -> list[tuple[str, int]]:
-    doc = contract_rummy_v0.__doc__
-    section = doc[doc.index("## Observation"):doc.index("## Rewards")]
-    return [(cells[0], _eval_size(cells[1], n=n)) for cells in _table_rows(section, 3)]
-
-
 @pytest.mark.parametrize("n", PLAYERS)
 def test_observation_table_matches_offsets(n):
     offsets = contract_rummy_v0.raw_env(num_players=n).observer.offsets
-    table = _docstring_observation_table(n)
+    table = observation_table(contract_rummy_v0, n)
     assert [name for name, _ in table] == list(offsets), "observation parts differ from the docstring table"
     start = 0
     for name, size in table:
@@ -121,12 +99,12 @@ def _docstring_action_table(n: int, jokers: int) -> list[tuple[str, int, int]]:
     doc = contract_rummy_v0.__doc__
     section = doc[doc.index("## Action space"):doc.index("## Action mask")]
     rows = []
-    for name, offset, size, _ in _table_rows(section, 4):
+    for name, offset, size, _ in table_rows(section, 4):
         name, offset = name.strip("`"), int(offset)
         if size.startswith("13 x 5 / 15 / 25"):
             value = 13 * (5, 15, 25)[min(jokers, 2)]
         else:
-            value = _eval_size(size, M=3 * n, D=20)
+            value = eval_size(size, M=3 * n, D=20)
         rows.append((name, offset, value))
     return rows
 

@@ -17,6 +17,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 import pytest
+from docstring_tables import eval_size, observation_table, table_rows
 from gymnasium import spaces
 from scenario import (
     P,
@@ -140,33 +141,10 @@ def test_docstring_header_numbers():
     assert "n = 3..5 (default 4)" in doc
 
 
-def _table_rows(section: str, columns: int) -> list[list[str]]:
-    rows = []
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != columns or cells[0] in ("part", "block", "") or set(cells[0]) <= set("-"):
-            continue
-        rows.append(cells)
-    return rows
-
-
-def _eval_size(expr: str, **names: int) -> int:
-    """A docstring size such as ``57 (n-1)``, ``M x 57``, ``8n (n + 115)`` or ``2971 + 57M``."""
-    expr = expr.replace(" x ", " * ")
-    expr = re.sub(r"(\d|[nM]|\))\s*(?=[(nM])", r"\1 * ", expr)
-    return eval(expr, {"__builtins__": {}}, names)
-
-
-def _docstring_observation_table(n: int) -> list[tuple[str, int]]:
-    doc = toonerville_rook_v0.__doc__
-    section = doc[doc.index("## Observation"):doc.index("## Rewards")]
-    return [(cells[0], _eval_size(cells[1], n=n)) for cells in _table_rows(section, 3)]
-
-
 @pytest.mark.parametrize("n", PLAYERS)
 def test_observation_table_matches_parts_and_offsets(n):
     observer = toonerville_rook_v0.raw_env(num_players=n).observer
-    table = _docstring_observation_table(n)
+    table = observation_table(toonerville_rook_v0, n)
     assert [name for name, _ in table] == [p.name for p in observer.parts] == list(observer.offsets)
     start = 0
     for (name, size), p in zip(table, observer.parts):
@@ -182,12 +160,12 @@ def _docstring_action_table(n: int) -> list[tuple[str, int, int]]:
     doc = toonerville_rook_v0.__doc__
     section = doc[doc.index("## Action space"):doc.index("## Turns and the buy question")]
     rows = []
-    for name, offset, size, _ in _table_rows(section, 4):
+    for name, offset, size, _ in table_rows(section, 4):
         if size.startswith("14 x 177 (3p) / 14 x 189 (4-5p)"):
             value = 14 * (177 if n == 3 else 189)
         else:
-            value = _eval_size(size, M=SLOT * n)
-        rows.append((name.strip("`"), _eval_size(offset, M=SLOT * 4), value))
+            value = eval_size(size, M=SLOT * n)
+        rows.append((name.strip("`"), eval_size(offset, M=SLOT * 4), value))
     return rows
 
 
