@@ -567,7 +567,7 @@ class MeldSolver:
         hit = self._suit_runs_memo.get(key)
         if hit is not None:
             return hit
-        R, length, top = self._R, self.rules.run_min, self._max_pos
+        R = self._R
         i = 0
         while i < R and not row[i]:
             i += 1
@@ -577,25 +577,14 @@ class MeldSolver:
             less = bytearray(row)
             less[i] -= 1
             best = list(self._runs_of_suit(bytes(less), wilds))
-            windows = [(i, max(0, min(i, top - length + 1)))]
-            if i == 0 and top == R:
-                windows.append((R, R - length + 1))  # the ace at the high end
-            for place, low in windows:
-                if low + length - 1 > top:
-                    continue
-                above = [q for q in range(low, low + length) if q != place and (q > place or place == R) and row[q % R]]
-                for m in range(len(above) + 1):
-                    need = length - 1 - m
-                    if need > wilds:
-                        continue
-                    for pick in combinations(above, m):
-                        rest = bytearray(less)
-                        for q in pick:
-                            rest[q % R] -= 1
-                        sub = self._runs_of_suit(bytes(rest), wilds - need)
-                        for w in range(need, wilds + 1):
-                            if sub[w - need] + 1 > best[w]:
-                                best[w] = sub[w - need] + 1
+            for places, need in self._smallest_runs_from(row, i, wilds):
+                rest = bytearray(less)
+                for q in places:
+                    rest[q % R] -= 1
+                sub = self._runs_of_suit(bytes(rest), wilds - need)
+                for w in range(need, wilds + 1):
+                    if sub[w - need] + 1 > best[w]:
+                        best[w] = sub[w - need] + 1
         if len(self._suit_runs_memo) > _MEMO_LIMIT:
             self._suit_runs_memo.clear()
         hit = self._suit_runs_memo[key] = tuple(best)
@@ -845,25 +834,31 @@ class MeldSolver:
                     if all(counts[f] > (f == i) + pick.count(f) - 1 for f in pick):
                         options.append(((i,) + pick, need, 1, 0))
         if runs:
-            base, top, length = suit * R, self._max_pos, r.run_min
-            # the run through i's place: places below it hold wilds only (its lower
-            # naturals are gone), which is as good as wilds above, so it starts at i unless
-            # the top is too near; an ace may also sit at the high end
-            windows = [(max(0, min(rank, top - length + 1)), rank)]
-            if rank == 0 and r.ace_high:
-                windows.append((R - length + 1, R))
-            for low, place in windows:
-                if low + length - 1 > top:
-                    continue
-                above = [q for q in range(low, low + length) if q != place and (q > place or place == R)
-                         and counts[base + q % R]]
-                for m in range(len(above) + 1):
-                    need = length - 1 - m
-                    if need > wilds:
-                        continue
-                    for pick in combinations(above, m):
-                        options.append(((i,) + tuple(base + q % R for q in pick), need, 0, 1))
+            base = suit * R
+            for places, need in self._smallest_runs_from(counts[base:base + R], rank, wilds):
+                options.append(((i,) + tuple(base + q % R for q in places), need, 0, 1))
         return options
+
+    def _smallest_runs_from(self, row: Sequence[int], rank: int, wilds: int) -> list[tuple[tuple[int, ...], int]]:
+        """The smallest runs (``run_min`` places) whose lowest natural is the card of
+        ``rank`` of a suit holding ``row`` (the count per rank, none below ``rank``), at
+        most ``wilds`` wilds: ``(places of the other naturals, wilds)``. Places below
+        ``rank`` hold wilds only, which is as good as wilds above, so the run starts at
+        ``rank`` unless the top is too near; an ace may also sit at the high end."""
+        R, top, length = self._R, self._max_pos, self.rules.run_min
+        windows = [(max(0, min(rank, top - length + 1)), rank)]
+        if rank == 0 and top == R:
+            windows.append((R - length + 1, R))
+        runs = []
+        for low, place in windows:
+            if low + length - 1 > top:
+                continue
+            above = [q for q in range(low, low + length) if q != place and (q > place or place == R) and row[q % R]]
+            for m in range(len(above) + 1):
+                need = length - 1 - m
+                if need <= wilds:
+                    runs += [(pick, need) for pick in combinations(above, m)]
+        return runs
 
     def _contract_options(self, counts, i, wilds, sets, runs):
         """The melds holding the natural ``i`` that a contract still wanting ``sets`` sets
