@@ -8,7 +8,7 @@ from functools import lru_cache
 import pytest
 
 from rummy_env.cards import CardSet
-from rummy_env.melds import Meld, MeldRules, MeldSolver
+from rummy_env.melds import Meld, MeldRules, MeldSolver, _encode
 
 STANDARD = CardSet("standard", 4, 13, True)
 ROOK = CardSet("rook", 4, 14, True)
@@ -313,3 +313,29 @@ def test_each_could_meld_never_rejects_a_contract_holding_every_card(variant):
         elif not verdict:
             rejected += 1
     assert possible > 20 and rejected > 100, (possible, rejected)
+
+
+def test_contract_shortcuts_match_the_plain_search_on_big_hands():
+    """``can_make_contract`` answers most Toonerville Rook questions without searching (a
+    greedy construction, the suits' best runs, bounds). On big hands with many copies and
+    wilds, where brute force is out of reach, every answer must equal the plain search's
+    (``_contract`` alone, on a solver with its own memo); both answers occur for every
+    contract."""
+    cs, rules = VARIANTS["toonerville_rook"]
+    solver, plain = MeldSolver(cs, rules), MeldSolver(cs, rules)
+    rng = random.Random(5)
+    deck = [f for f in range(cs.num_naturals) for _ in range(5)]
+    seen = set()
+    for _ in range(700):
+        hand = rng.sample(deck, rng.choice([10, 14, 18, 24, 32, 45]))
+        wilds = rng.choice([0, 0, 1, 2, 3, 5])
+        sets, runs = rng.choice([(0, 1), (0, 2), (0, 3), (0, 4), (1, 1), (1, 2), (2, 1), (2, 2), (3, 0), (5, 0)])
+        counts = to_counts(cs, hand)
+        expected = plain._contract(list(counts), _encode(counts), 0, wilds, sets, runs, sum(counts))
+        assert solver.can_make_contract(counts, wilds, sets, runs) == expected, (sorted(hand), wilds, sets, runs)
+        seen.add((sets, runs, expected))
+    assert len(seen) == 20, sorted(seen)
+    # runs stacked on the same numbers of one colour need as many copies as runs
+    stacked = to_counts(cs, [cs.face(0, r) for r in range(4) for _ in range(3)])
+    assert solver.can_make_contract(stacked, 0, 0, 3) and not solver.can_make_contract(stacked, 0, 0, 4)
+    assert solver.can_make_contract(stacked, 2, 1, 2) and not solver.can_make_contract(stacked, 1, 1, 2)
