@@ -404,8 +404,8 @@ class Engine:
         verdicts = self._plain_meld_verdicts(state, going_down, moves) if going_down is not None else {}
         for action in moves:
             if quick:
-                left = size - cards_used[action]
-                if left >= 2 or left == 0 or (left == size and self._swap_then_lay_off(state, action)):
+                used = cards_used[action]
+                if (size - used >= 2 or size == used) if used else self._swap_then_lay_off(state, action):
                     actions.append(action)
                     continue
             elif going_down is not None:
@@ -937,12 +937,26 @@ class Engine:
         if len(state.table) + sets + runs > self.play.max_table_melds:
             return False  # no slots left for the rest of the going down
         naturals, wilds = self.split_wilds(state, state.hands[p])
+        if state.wilds_owed and not down and state.phase == Phase.PLAY:
+            wilds += self._swaps_possible(state)  # further swaps may bring the wilds it needs
         if spec.down_means_out:  # every card goes down, the deep-drawn one with them
             return self.solver.can_partition(naturals, wilds, sets, runs)
         if must < 0 or must == self._wild_card or self._table_has_meld_for(state.table, must):
             return self.solver.can_make_contract(naturals, wilds, sets, runs)
         # the card can only reach the table in one of the contract's melds
         return self.solver.can_make_contract_with(naturals, wilds, sets, runs, must)
+
+    def _swaps_possible(self, state: GameState) -> int:
+        """How many more wilds the player to act could take off the table's runs by swaps:
+        per face, the fewer of its cards in hand and of the wilds standing for it."""
+        hand, R = state.hands[state.current], self._R
+        wanted: dict[int, int] = {}
+        for tm in state.table:
+            if tm.meld.kind == "run" and tm.meld.wilds:
+                for q in tm.meld.wild_positions(R):
+                    f = tm.meld.suit * R + q % R
+                    wanted[f] = wanted.get(f, 0) + 1
+        return sum(min(k, hand[f]) for f, k in wanted.items())
 
     def _table_has_meld_for(self, table: Sequence[TableMeld], face: int) -> bool:
         """Whether a meld on the table has the natural ``face``'s rank (a set) or suit (a
