@@ -193,7 +193,7 @@ def test_hand_size_and_contract_of_each_deal(deal):
         d = desc(env)
         sets, runs = CONTRACT[deal]
         assert d["round"] == deal and d["num_rounds"] == 7
-        assert d["contract"] == {"sets": sets, "runs": runs, "down_means_out": deal == 7}
+        assert d["contract"] == {"sets": sets, "runs": runs, "down_means_out": deal == 7, "out_by_melding": False}
         assert d["hand_sizes"] == {P(i): HAND_SIZE[deal] for i in range(n)}
         assert all(len(h) == HAND_SIZE[deal] for h in d["hands"].values())
         assert d["stock_size"] == total - n * HAND_SIZE[deal] - 1
@@ -1308,7 +1308,7 @@ def test_scenario_options_round_dealer_scores_honoured():
     env.reset(seed=4, options={"round": 6, "dealer": 3, "scores": [10, 20, 30, 40]})
     d = desc(env)
     assert (d["round"], d["dealer"], d["current"]) == (6, 3, P(0))
-    assert d["contract"] == {"sets": 1, "runs": 2, "down_means_out": False}
+    assert d["contract"] == {"sets": 1, "runs": 2, "down_means_out": False, "out_by_melding": False}
     assert d["scores"] == {P(0): 10, P(1): 20, P(2): 30, P(3): 40}
     assert d["round_penalties"] == []  # skipped deals have no entry
     env.reset(seed=4, options={"scores": {P(0): 1, P(1): 2, P(2): 3, P(3): 4}})
