@@ -34,7 +34,9 @@ class ContractPlay:
     """New melds of any kind may follow once down (else going down lays exactly the
     contract's melds and no more)."""
     swap_needs_earlier_down: bool
-    """Only a player who went down in an earlier turn may swap a wild out of a run."""
+    """Only a player who went down in an earlier turn may swap a wild out of a run (else any
+    player may, after drawing and outside a going down; one not yet down must then go
+    down this turn with the wild)."""
     max_deep_draw: int
     """Deepest discard that ``draw discard N`` may take (below 2: no deep draw)."""
     max_table_melds: int
