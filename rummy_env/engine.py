@@ -429,11 +429,7 @@ class Engine:
             left = spec.contract
         else:
             return None
-        if state.must_place >= 0 or state.wilds_owed or spec.down_means_out or (
-            spec.contract[1] > 1 and self.play.contract_runs_apart
-        ):
-            return None
-        return left
+        return None if state.must_place >= 0 or self._search_needed(state) else left
 
     def _swap_then_go_down(self, state: GameState, action: int) -> bool | None:
         """A quick sufficient test for the swap ``action`` by a player not yet down: the
@@ -862,9 +858,10 @@ class Engine:
         """A going down, in progress or forced by a deep draw, that the meld solver decides
         exactly (``_obligations_possible``), with no search: at most one run in the
         contract (so the rule keeping runs apart cannot bite), slots for the rest, no wild
-        owed, not deal 7's every-card rule, a sure way to end the turn after it
-        (``_going_down_ends``), and a deep-drawn natural, if any, with no meld on the table of its rank or suit (so it
-        can only reach the table in one of the contract's melds)."""
+        owed, not deal 7's every-card rule (``_search_needed``), a sure way to end the turn
+        after it (``_going_down_ends``), and a deep-drawn natural, if any, with no meld on
+        the table of its rank or suit (so it can only reach the table in one of the
+        contract's melds)."""
         p = state.current
         if state.phase == Phase.GOING_DOWN:
             sets, runs = state.contract_left
@@ -872,8 +869,7 @@ class Engine:
             sets, runs = self.rules.rounds[state.round].contract
         else:
             return False
-        spec = self.rules.rounds[state.round]
-        if state.wilds_owed or spec.down_means_out or (spec.contract[1] > 1 and self.play.contract_runs_apart):
+        if self._search_needed(state):
             return False
         if len(state.table) + sets + runs > self.play.max_table_melds:
             return False
@@ -885,6 +881,13 @@ class Engine:
                 return False
         taken_blocked = state.taken_face >= 0 and state.hands[p][state.taken_face] == 1
         return self._going_down_ends(state, state.hand_sizes[p], taken_blocked, sets, runs)
+
+    def _search_needed(self, state: GameState) -> bool:
+        """Whether a going down this turn involves rules the meld solver leaves to the turn
+        search: a wild owed, deal 7's every-card rule, or runs of one suit kept apart."""
+        spec = self.rules.rounds[state.round]
+        return bool(state.wilds_owed) or spec.down_means_out or (
+            spec.contract[1] > 1 and self.play.contract_runs_apart)
 
     def _going_down_ends(self, state: GameState, size: int, taken_blocked: bool, sets: int, runs: int) -> bool:
         """Whether a hand of ``size`` cards that lays ``sets`` sets and ``runs`` runs more
