@@ -118,6 +118,8 @@ class Observer:
         self._meld_codes: dict = {}
         self._table_cache: dict[tuple[int, int], tuple[bytes, bytes]] = {}
         self._last_slots: dict[int, tuple[list[TableMeld], list[bytes]]] = {}
+        self._counts_cache: dict[int, bytes] = {}
+        self._meld_counts: dict[tuple[int, ...], int] = {}
         self._top_cache: dict[tuple[int, ...], bytes] = {}
         self._tail_cache: dict[tuple, list[float]] = {}
         self._one_hot = [bytes(f) + b"\x01" + bytes(faces - f - 1) for f in range(faces)]
@@ -216,10 +218,7 @@ class Observer:
         if hit is not None:
             return hit
         n = self.num_players
-        table = bytearray(self.num_faces)
-        for tm in state.table:
-            for f in tm.cards:
-                table[f] += 1
+        table = self._table_counts(state)
         slots = bytearray()
         if self.contract:
             # Most changes touch one slot: reuse the codes of the melds (the same objects)
@@ -237,8 +236,28 @@ class Observer:
             slots = b"".join(codes) + bytes(self._slot_size * (self.num_slots - len(state.table)))
         if len(self._table_cache) > 64:
             self._table_cache.clear()
-        self._table_cache[key] = (bytes(table), bytes(slots))
+        self._table_cache[key] = (table, bytes(slots))
         return self._table_cache[key]
+
+    def _table_counts(self, state: GameState) -> bytes:
+        """The ``table`` part, cached by the table's stamp for every seat: the sum of each
+        meld's counts as ints with one byte per face (no face reaches 256 cards)."""
+        hit = self._counts_cache.get(state.table_stamp)
+        if hit is None:
+            of_cards, total = self._meld_counts, 0
+            for tm in state.table:
+                counts = of_cards.get(tm.cards)
+                if counts is None:
+                    counts = sum(1 << (8 * f) for f in tm.cards)
+                    if len(of_cards) > 4096:
+                        of_cards.clear()
+                    of_cards[tm.cards] = counts
+                total += counts
+            hit = total.to_bytes(self.num_faces, "little")
+            if len(self._counts_cache) > 64:
+                self._counts_cache.clear()
+            self._counts_cache[state.table_stamp] = hit
+        return hit
 
     def _meld_code(self, tm: TableMeld) -> bytes:
         """A meld's slot features after the owner: kind, naturals, represented faces, set wilds."""
