@@ -144,6 +144,9 @@ class Engine:
         self._wild_card = cs.wild_card if cs.has_wild_card else -1
         self._R = cs.num_ranks
         self._top = run_positions(cs, rules.melds.ace_high) - 1  # highest run position
+        mr = rules.melds
+        # a set of set_min cards and a run of run_min places can each take one more card
+        self._smallest_melds_take_a_wild = (mr.set_max is None or mr.set_max > mr.set_min) and mr.run_min < cs.num_ranks
         self._search_memo: dict = {}
         if self.play is not None:
             self._index_meld_actions()
@@ -185,10 +188,18 @@ class Engine:
             elif kind == ActionKind.LAY_OFF:
                 self._cards_used[action] = 1
         self._runs_by_marks: dict[tuple[int, bytes, int], list[int]] = {}
-        self._fits_memo: dict[Meld, tuple[int, ...]] = {}
+        self._run_patterns: dict[tuple[bytes, int], list[int]] = {}
+        spans = sorted((low, high) for suit, low, high in self._run_ids if suit == 0)
+        self._run_shifts = [self._run_ids[(suit, *spans[0])] - self._run_ids[(0, *spans[0])]
+                            for suit in range(cs.num_suits)]
+        # the shift is the same for every span of a suit
+        assert all(self._run_ids[(suit, *span)] - self._run_ids[(0, *span)] == self._run_shifts[suit]
+                   for suit in range(cs.num_suits) for span in spans)
+        self._fits_memo: dict[tuple, tuple[int, ...]] = {}
         self._table_facts_cache: dict[int, tuple] = {}
-        self._lay_offs_cache: dict[int, list[tuple[int, int]]] = {}
-        self._last_lay_offs: tuple[list[TableMeld], list[list[tuple[int, int]]]] = ([], [])
+        self._lay_offs_cache: dict[int, tuple[list[int], list[int]]] = {}
+        self._swaps_cache: dict[int, tuple[list[int], list[int]]] = {}
+        self._last_lay_offs: tuple[list[TableMeld], list[tuple[int, ...]]] = ([], [])
 
     # ------------------------------------------------------------------ set-up
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
@@ -433,20 +444,31 @@ class Engine:
 
     def _swap_then_go_down(self, state: GameState, action: int) -> bool | None:
         """A quick sufficient test for the swap ``action`` by a player not yet down: the
-        hand after it makes the contract, and then the wild can be laid off on another
-        meld with 2+ cards left to discard one (``True``); else ``None``, for the search."""
+        hand after it (or after it and every further swap the player could then make)
+        makes the contract with the smallest melds, the wilds taken then go on them (a
+        smallest meld has room for one more card, and a set without a maximum for any
+        number, so they may be laid off there if no meld took them) and 2+ cards are
+        left to discard one (``True``); else ``None``, for the search."""
         p, spec, mr = state.current, self.rules.rounds[state.round], self.rules.melds
-        if state.phase != Phase.PLAY:
+        if state.phase != Phase.PLAY or not self._smallest_melds_take_a_wild:
             return None
         sets, runs = spec.contract
-        if state.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs - 1 < 2 or (
-            len(state.table) + sets + runs > self.play.max_table_melds
-        ) or not self._swap_then_lay_off(state, action):
+        spare = state.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs
+        if spare - 1 < 2 or len(state.table) + sets + runs > self.play.max_table_melds:
             return None
         face, _ = self.layout.args[action]
         counts, wilds = self.split_wilds(state, state.hands[p])
         counts[face] -= 1
-        return True if self.solver.can_make_contract(counts, wilds + 1, sets, runs) else None
+        if self.solver.can_make_contract(counts, wilds + 1, sets, runs):
+            return True
+        if not sets or mr.set_max is not None:
+            return None  # room for several wilds taken is only sure on a set without a maximum
+        more = self._swap_faces(self._after(state, action))
+        if not more or spare - 1 - len(more) < 2:
+            return None
+        for f in more:
+            counts[f] -= 1
+        return True if self.solver.can_make_contract(counts, wilds + 1 + len(more), sets, runs) else None
 
     def _plain_meld_verdicts(
         self, state: GameState, left: tuple[int, int], moves: list[int]
@@ -576,25 +598,36 @@ class Engine:
         key = (suit, marks, wilds)
         hit = self._runs_by_marks.get(key)
         if hit is None:
-            R, top = self._R, self._top
-            have = [marks[q % R] for q in range(top + 1)]
-            hit = []
-            for low in range(top + 1):
-                missing, naturals = 0, 0
-                for high in range(low, min(top, low + R - 1) + 1):
-                    if have[high] and not (high == R and low == 0):
-                        naturals += 1
-                    else:
-                        missing += 1
-                    if missing > wilds:
-                        break
-                    action = self._run_ids.get((suit, low, high))
-                    if action is not None and naturals:
-                        hit.append(action)
+            # every suit lists the same spans in the same order: find them for the first
+            # suit (memoised by the marks alone) and shift the ids
+            pattern = self._run_patterns.get((marks, wilds))
+            if pattern is None:
+                pattern = self._run_patterns[(marks, wilds)] = self._runs_of_first_suit(marks, wilds)
             if len(self._runs_by_marks) > _SEARCH_MEMO_LIMIT:
                 self._runs_by_marks.clear()
-            self._runs_by_marks[key] = hit
+                self._run_patterns.clear()
+            shift = self._run_shifts[suit]
+            hit = self._runs_by_marks[key] = [a + shift for a in pattern]
         return hit
+
+    def _runs_of_first_suit(self, marks: bytes, wilds: int) -> list[int]:
+        """``_runs_held`` for the first suit, computed."""
+        R, top = self._R, self._top
+        have = [marks[q % R] for q in range(top + 1)]
+        found = []
+        for low in range(top + 1):
+            missing, naturals = 0, 0
+            for high in range(low, min(top, low + R - 1) + 1):
+                if have[high] and not (high == R and low == 0):
+                    naturals += 1
+                else:
+                    missing += 1
+                if missing > wilds:
+                    break
+                action = self._run_ids.get((0, low, high))
+                if action is not None and naturals:
+                    found.append(action)
+        return found
 
     def _sets_held(self, rank: int, held: bytes, wilds: int) -> list[int]:
         """The set actions of ``rank`` whose naturals are among ``held`` (per suit, the
@@ -626,10 +659,11 @@ class Engine:
                 if m.meld.kind == "run"]
 
     def _lay_off_moves(self, state: GameState, hand: Sequence[int]) -> list[int]:
-        return [action for action, f in self._lay_offs_of_table(state) if hand[f]]
+        actions, faces = self._lay_offs_of_table(state)
+        return list(itertools.compress(actions, map(hand.__getitem__, faces)))  # those of faces held, in C
 
-    def _lay_offs_of_table(self, state: GameState) -> list[tuple[int, int]]:
-        """``(action, face)`` of every lay-off the table takes, ascending; cached by the
+    def _lay_offs_of_table(self, state: GameState) -> tuple[list[int], list[int]]:
+        """Every lay-off the table takes, ascending, and the face of each; cached by the
         table's stamp (the table changes on few steps)."""
         hit = self._lay_offs_cache.get(state.table_stamp)
         if hit is None:
@@ -642,17 +676,26 @@ class Engine:
                 if slot < len(last_table) and last_table[slot] is tm:
                     per_slot.append(last_per_slot[slot])
                 else:
-                    per_slot.append([(start + slot * F + f, f) for f in self._fitting_faces(tm.meld)])
+                    per_slot.append(self._fitting_faces(tm.meld))
             self._last_lay_offs = (list(state.table), per_slot)
-            hit = [pair for pairs in per_slot for pair in pairs]
+            actions = [start + slot * F + f for slot, faces in enumerate(per_slot) for f in faces]
+            hit = (actions, [f for faces in per_slot for f in faces])
             if len(self._lay_offs_cache) > 256:
                 self._lay_offs_cache.clear()
             self._lay_offs_cache[state.table_stamp] = hit
         return hit
 
     def _fitting_faces(self, meld: Meld) -> tuple[int, ...]:
-        """The faces that may be laid off on a meld, ascending (memoised: melds recur)."""
-        fits = self._fits_memo.get(meld)
+        """The faces that may be laid off on a meld, ascending, memoised on what decides
+        them: a set's rank, and its size and naturals only where the rules look at them;
+        a run's place."""
+        mr = self.rules.melds
+        if meld.kind == "set":
+            key = ("set", meld.rank, -1 if mr.set_max is None else meld.size,
+                   meld.naturals if mr.set_distinct_suits else ())
+        else:
+            key = ("run", meld.suit, meld.low, meld.high)
+        fits = self._fits_memo.get(key)
         if fits is None:
             cs, R = self.card_set, self._R
             if meld.kind == "set":
@@ -664,7 +707,7 @@ class Engine:
             fits = tuple(sorted({f for f in candidates if self._lay_off_place(meld, f) is not None}))
             if len(self._fits_memo) > _SEARCH_MEMO_LIMIT:
                 self._fits_memo.clear()
-            self._fits_memo[meld] = fits
+            self._fits_memo[key] = fits
         return fits
 
     def _lay_off_place(self, meld: Meld, face: int) -> Meld | None:
@@ -703,17 +746,27 @@ class Engine:
         return None
 
     def _swap_moves(self, state: GameState, hand: Sequence[int]) -> list[int]:
-        moves, R = [], self._R
-        for slot, tm in enumerate(state.table):
-            meld = tm.meld
-            if meld.kind != "run" or not meld.wilds:
-                continue
-            for q in meld.wild_positions(R):
-                f = meld.suit * R + q % R
-                if hand[f]:
-                    moves.append(self.layout.swap(f, slot))
-        moves.sort()
-        return moves
+        actions, faces = self._swaps_of_table(state)
+        return list(itertools.compress(actions, map(hand.__getitem__, faces)))  # those of faces held, in C
+
+    def _swaps_of_table(self, state: GameState) -> tuple[list[int], list[int]]:
+        """Every swap the table offers (a natural for a wild in a run), ascending, and the
+        face each gives; cached by the table's stamp."""
+        hit = self._swaps_cache.get(state.table_stamp)
+        if hit is None:
+            R, pairs = self._R, []
+            for slot, tm in enumerate(state.table):
+                meld = tm.meld
+                if meld.kind == "run" and meld.wilds:
+                    for q in meld.wild_positions(R):
+                        f = meld.suit * R + q % R
+                        pairs.append((self.layout.swap(f, slot), f))
+            pairs.sort()
+            hit = ([a for a, _ in pairs], [f for _, f in pairs])
+            if len(self._swaps_cache) > 256:
+                self._swaps_cache.clear()
+            self._swaps_cache[state.table_stamp] = hit
+        return hit
 
     def _deep_draw_legal(self, state: GameState) -> list[int]:
         """``draw discard N`` for each depth whose card can be put on the table this turn."""
@@ -950,8 +1003,13 @@ class Engine:
         return self.solver.can_make_contract_with(naturals, wilds, sets, runs, must)
 
     def _swaps_possible(self, state: GameState) -> int:
-        """How many more wilds the player to act could take off the table's runs by swaps:
-        per face, the fewer of its cards in hand and of the wilds standing for it."""
+        """How many more wilds the player to act could take off the table's runs by swaps."""
+        return len(self._swap_faces(state))
+
+    def _swap_faces(self, state: GameState) -> list[int]:
+        """The naturals the player to act would give for every wild it could take off the
+        table's runs by swaps at once: per face, the fewer of its cards in hand and of the
+        wilds standing for it."""
         hand, R = state.hands[state.current], self._R
         wanted: dict[int, int] = {}
         for tm in state.table:
@@ -959,7 +1017,7 @@ class Engine:
                 for q in tm.meld.wild_positions(R):
                     f = tm.meld.suit * R + q % R
                     wanted[f] = wanted.get(f, 0) + 1
-        return sum(min(k, hand[f]) for f, k in wanted.items())
+        return [f for f, k in wanted.items() for _ in range(min(k, hand[f]))]
 
     def _table_has_meld_for(self, table: Sequence[TableMeld], face: int) -> bool:
         """Whether a meld on the table has the natural ``face``'s rank (a set) or suit (a

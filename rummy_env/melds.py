@@ -98,6 +98,7 @@ class MeldSolver:
         self._partition_memo: dict = {}
         self._need_memo: dict = {}
         self._suit_runs_memo: dict = {}
+        self._natural_runs_memo: dict[bytes, int] = {}
         self._sets_tables: dict[int, bytes] = {}
         self._lone_cost = min(rules.set_min, rules.run_min) - 1
 
@@ -509,8 +510,10 @@ class MeldSolver:
             return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
         if not runs:
             result = self._most_sets(counts, wilds) >= sets
-        elif not sets:
-            result = self._enough_runs(counts, wilds, runs)  # exact: the suits are independent
+        elif self._runs_at_most(counts, wilds) < runs:
+            result = False  # most hands that fail, fail here
+        elif not sets:  # the greedy's runs when it finds them, else exact: the suits are independent
+            result = self._natural_runs_then_sets(counts, wilds, 0, runs) or self._enough_runs(counts, wilds, runs)
         elif self._natural_runs_then_sets(counts, wilds, sets, runs):
             result = True
         elif not self._contract_within_bounds(counts, wilds, sets, runs) or not self._enough_runs(counts, wilds, runs):
@@ -519,6 +522,39 @@ class MeldSolver:
             return self._contract(counts, code, 0, wilds, sets, runs, sum(counts))
         self._contract_memo[(code, wilds, sets, runs)] = result
         return result
+
+    def _runs_at_most(self, counts: Sequence[int], wilds: int) -> int:
+        """An upper bound on the disjoint runs the cards make: each suit's most runs of
+        naturals only (``_natural_runs``), plus one per wild (every other run holds a
+        wild of its own)."""
+        R, memo = self._R, self._natural_runs_memo
+        total = wilds
+        for row in suit_rows(counts, R, self._S):
+            n = memo.get(row)
+            if n is None:
+                if len(memo) > _MEMO_LIMIT:
+                    memo.clear()
+                n = memo[row] = self._natural_runs(row)
+            total += n
+        return total
+
+    def _natural_runs(self, row: bytes) -> int:
+        """The most disjoint runs of naturals only in one suit's cards (``row``: the count
+        per rank), exact: in a solution, a run whose start has a free card at every
+        place of an earlier window can move there, so taking the lowest full window as
+        often as it fits, then the next, is optimal (runs of ``run_min`` places suffice:
+        longer ones only hold more cards). With the ace high too it is counted at both
+        ends, which can only raise the bound."""
+        length = self.rules.run_min
+        places = bytearray(row + row[:1] if self.rules.ace_high else row)
+        runs = 0
+        for low in range(len(places) - length + 1):
+            k = min(places[low:low + length])
+            if k:
+                runs += k
+                for q in range(low, low + length):
+                    places[q] -= k
+        return runs
 
     def _natural_runs_then_sets(self, counts: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
         """A quick sufficient test: the runs taken greedily as the lowest windows of

@@ -117,8 +117,8 @@ class Observer:
         self._no_final_discard = [r.down_means_out or r.out_by_melding for r in rules.rounds]
         self._meld_codes: dict = {}
         self._table_cache: dict[tuple[int, int], tuple[bytes, bytes]] = {}
-        self._last_slots: dict[int, tuple[list[TableMeld], list[bytes]]] = {}
-        self._counts_cache: dict[int, bytes] = {}
+        self._last_slots: dict[int, tuple[list[TableMeld], bytes, int]] = {}
+        self._empty_slots = bytes(self.num_slots * self._slot_size)
         self._meld_counts: dict[tuple[int, ...], int] = {}
         self._top_cache: dict[tuple[int, ...], bytes] = {}
         self._tail_cache: dict[tuple, list[float]] = {}
@@ -141,15 +141,12 @@ class Observer:
         block = b"".join(parts)
         # The scalar parts go into a list written once: numpy item writes cost more.
         tail, at = self._tail_base(state, seat), self._tail_starts
-        hand_sizes, scale = at["hand_sizes"], self._hand_scale
-        sizes = state.hand_sizes
-        for rel in range(n):
-            tail[hand_sizes + rel] = sizes[(seat + rel) % n] * scale
+        # per-seat parts: the lists rotated to put the observer first
+        k, scale, sizes = at["hand_sizes"], self._hand_scale, state.hand_sizes
+        tail[k:k + n] = [size * scale for size in sizes[seat:] + sizes[:seat]]
         if self.contract:
-            down = at["gone_down"]
-            for p, turn in enumerate(state.down_turn):
-                if turn >= 0:
-                    tail[down + (p - seat) % n] = 1.0
+            k, turns = at["gone_down"], state.down_turn
+            tail[k:k + n] = [1.0 if turn >= 0 else 0.0 for turn in turns[seat:] + turns[:seat]]
             if state.phase == Phase.GOING_DOWN:
                 sets, runs = state.contract_left
                 k = at["contract_left"]
@@ -163,10 +160,8 @@ class Observer:
             if self.buying:
                 tail[at["turn_owner"] + (state.current - seat) % n] = 1.0
         if self.buying:
-            buys = at["buys"]
-            for p, bought in enumerate(state.buys):
-                if bought:
-                    tail[buys + (p - seat) % n] = bought * 0.1
+            k, buys = at["buys"], state.buys
+            tail[k:k + n] = [bought * 0.1 for bought in buys[seat:] + buys[:seat]]
         tail[at["stock_size"]] = len(state.stock) * self._card_scale
         tail[at["turns"]] = state.turns * self._turn_scale
         obs = np.empty(self.size, dtype=np.float32)
@@ -211,53 +206,51 @@ class Observer:
         return list(base)
 
     def _table_parts(self, state: GameState, seat: int) -> tuple[bytes, bytes]:
-        """The ``table`` and ``table_slots`` parts, cached by the table's stamp: the table
-        changes on few steps."""
+        """The ``table`` and ``table_slots`` parts, cached by the table's stamp (the table
+        changes on few steps) and otherwise updated from what this seat saw last: most
+        changes touch one slot, so only the slots whose melds are not the same objects
+        are rewritten, and their cards counted (as ints with one byte per face: no face
+        reaches 256 cards)."""
         key = (state.table_stamp, seat)
         hit = self._table_cache.get(key)
         if hit is not None:
             return hit
-        n = self.num_players
-        table = self._table_counts(state)
-        slots = bytearray()
-        if self.contract:
-            # Most changes touch one slot: reuse the codes of the melds (the same objects)
-            # this seat saw last time.
-            last_table, last_codes = self._last_slots.get(seat, ((), ()))
-            codes = []
-            for k, tm in enumerate(state.table):
-                if k < len(last_table) and last_table[k] is tm:
-                    codes.append(last_codes[k])
-                else:
-                    owner = bytearray(n)
-                    owner[(tm.owner - seat) % n] = 1
-                    codes.append(bytes(owner) + self._meld_code(tm))
-            self._last_slots[seat] = (list(state.table), codes)
-            slots = b"".join(codes) + bytes(self._slot_size * (self.num_slots - len(state.table)))
+        now, size = state.table, self._slot_size
+        last_table, slots, total = self._last_slots.get(seat, ((), self._empty_slots, 0))
+        if len(now) < len(last_table):  # a new round
+            last_table, slots, total = (), self._empty_slots, 0
+        buffer = None
+        for k, tm in enumerate(now):
+            old = last_table[k] if k < len(last_table) else None
+            if old is not tm:
+                total += self._card_counts(tm) - (self._card_counts(old) if old is not None else 0)
+                if self.contract:
+                    if buffer is None:
+                        buffer = bytearray(slots)
+                    buffer[k * size:(k + 1) * size] = self._slot_code(tm, seat)
+        if buffer is not None:
+            slots = bytes(buffer)
+        self._last_slots[seat] = (list(now), slots, total)
         if len(self._table_cache) > 64:
             self._table_cache.clear()
-        self._table_cache[key] = (table, bytes(slots))
-        return self._table_cache[key]
-
-    def _table_counts(self, state: GameState) -> bytes:
-        """The ``table`` part, cached by the table's stamp for every seat: the sum of each
-        meld's counts as ints with one byte per face (no face reaches 256 cards)."""
-        hit = self._counts_cache.get(state.table_stamp)
-        if hit is None:
-            of_cards, total = self._meld_counts, 0
-            for tm in state.table:
-                counts = of_cards.get(tm.cards)
-                if counts is None:
-                    counts = sum(1 << (8 * f) for f in tm.cards)
-                    if len(of_cards) > 4096:
-                        of_cards.clear()
-                    of_cards[tm.cards] = counts
-                total += counts
-            hit = total.to_bytes(self.num_faces, "little")
-            if len(self._counts_cache) > 64:
-                self._counts_cache.clear()
-            self._counts_cache[state.table_stamp] = hit
+        hit = self._table_cache[key] = (total.to_bytes(self.num_faces, "little"), slots if self.contract else b"")
         return hit
+
+    def _card_counts(self, tm: TableMeld) -> int:
+        """A meld's cards as an int with one byte per face, memoised by its cards."""
+        counts = self._meld_counts.get(tm.cards)
+        if counts is None:
+            counts = sum(1 << (8 * f) for f in tm.cards)
+            if len(self._meld_counts) > 4096:
+                self._meld_counts.clear()
+            self._meld_counts[tm.cards] = counts
+        return counts
+
+    def _slot_code(self, tm: TableMeld, seat: int) -> bytes:
+        """One ``table_slots`` entry: the owner relative to ``seat``, then the meld's code."""
+        owner = bytearray(self.num_players)
+        owner[(tm.owner - seat) % self.num_players] = 1
+        return bytes(owner) + self._meld_code(tm)
 
     def _meld_code(self, tm: TableMeld) -> bytes:
         """A meld's slot features after the owner: kind, naturals, represented faces, set wilds."""

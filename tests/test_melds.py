@@ -339,3 +339,27 @@ def test_contract_shortcuts_match_the_plain_search_on_big_hands():
     stacked = to_counts(cs, [cs.face(0, r) for r in range(4) for _ in range(3)])
     assert solver.can_make_contract(stacked, 0, 0, 3) and not solver.can_make_contract(stacked, 0, 0, 4)
     assert solver.can_make_contract(stacked, 2, 1, 2) and not solver.can_make_contract(stacked, 1, 1, 2)
+
+
+@pytest.mark.parametrize("variant", ["contract_rummy", "toonerville_rook", "runs_of_five"])
+def test_runs_bound_is_exact_for_naturals_and_never_below_the_best(variant):
+    """``_natural_runs`` (the lowest full window first) must equal the exact per-suit
+    search with no wilds where the ace is low only; ``_runs_at_most`` (it, plus one run per
+    wild) must never fall below the most runs the cards make, since a contract it rules
+    out is refused without a search."""
+    cs, rules = VARIANTS[variant]
+    solver = MeldSolver(cs, rules)
+    rng = random.Random(3)
+    for _ in range(3000):
+        row = bytes(rng.choice([0, 0, 1, 1, 2, 3]) if rng.random() < 0.8 else 0 for _ in range(cs.num_ranks))
+        exact = solver._runs_of_suit(row, 0)[0]
+        if rules.ace_high:
+            assert solver._natural_runs(row) >= exact, row
+        else:
+            assert solver._natural_runs(row) == exact, row
+    for _ in range(1500):
+        hand = random_hand(rng, cs, rng.randint(3, 30), rng.choice([1, 2, 3]))
+        wilds = rng.choice([0, 0, 1, 2, 3])
+        counts = to_counts(cs, hand)
+        most = max(runs for runs in range(0, 12) if solver._enough_runs(counts, wilds, runs))
+        assert solver._runs_at_most(counts, wilds) >= most, (sorted(hand), wilds)
