@@ -413,7 +413,12 @@ class Engine:
             if min(used) and size - max(used) >= 2:
                 return actions + moves  # no swap, and every move leaves 2+ cards
         verdicts = self._plain_meld_verdicts(state, going_down, moves) if going_down is not None else {}
+        owing = state.wilds_owed > 0 and state.must_place < 0 and not spec.down_means_out \
+            and self.rules.melds.set_max is None
         for action in moves:
+            if owing and self._owed_wilds_placed(state, action):
+                actions.append(action)
+                continue
             if quick:
                 used = cards_used[action]
                 if (size - used >= 2 or size == used) if used else self._swap_then_lay_off(state, action):
@@ -428,6 +433,46 @@ class Engine:
             if self._finishable(self._after(state, action)):
                 actions.append(action)
         return actions
+
+    def _owed_wilds_placed(self, state: GameState, action: int) -> bool:
+        """A quick sufficient test for a meld or lay-off by a player who owes wilds taken
+        back by swaps, where sets have no maximum: after it (and, for a player not yet
+        down, the rest of the contract in smallest melds, which the solver must find in
+        the cards left), every wild still owed can be laid off on a set and 2+ cards are
+        left to discard one, or the hand is empty with nothing owed."""
+        p, kind, arg = state.current, self.layout.kinds[action], self.layout.args[action]
+        mr, wild, table = self.rules.melds, self._wild_card, state.table
+        hand = state.hands[p]
+        if kind == ActionKind.LAY_OFF:
+            naturals, wilds, is_set = (() if arg[0] == wild else (arg[0],)), int(arg[0] == wild), False
+        elif kind == ActionKind.MELD_SET:
+            naturals, wilds, is_set = arg.naturals, arg.wilds, True
+        elif kind == ActionKind.MELD_RUN:
+            meld = self._run_from_hand(hand, arg)
+            naturals, wilds, is_set = meld.naturals, meld.wilds, False
+        else:
+            return False  # a swap owes one more: left to the search
+        sets = runs = 0
+        if not self.is_down(state, p):
+            sets, runs = state.contract_left if state.phase == Phase.GOING_DOWN else self.rules.rounds[state.round].contract
+            sets, runs = (sets - 1, runs) if is_set else (sets, runs - 1)
+            if sets + runs and (len(table) + 1 + sets + runs > self.play.max_table_melds or not self._rest_makeable(
+                    state, naturals, wilds, sets, runs)):
+                return False
+        owed = max(0, state.wilds_owed - wilds)
+        left = state.hand_sizes[p] - len(naturals) - wilds - mr.set_min * sets - mr.run_min * runs
+        if not owed:
+            return left >= 2 or (left == 0 and not sets + runs)
+        has_set = is_set or sets > 0 or any(tm.meld.kind == "set" for tm in table)
+        return has_set and left - owed >= 2
+
+    def _rest_makeable(self, state: GameState, naturals: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
+        """Whether the player's cards but ``naturals`` and ``wilds`` make ``sets`` sets and
+        ``runs`` runs."""
+        counts, have = self.split_wilds(state, state.hands[state.current])
+        for f in naturals:
+            counts[f] -= 1
+        return self.solver.can_make_contract(counts, have - wilds, sets, runs)
 
     def _plain_going_down_left(self, state: GameState) -> tuple[int, int] | None:
         """The contract still to lay when the next meld starts or continues a going down
