@@ -488,29 +488,32 @@ class Engine:
         return None if state.must_place >= 0 or self._search_needed(state) else left
 
     def _swap_then_go_down(self, state: GameState, action: int) -> bool | None:
-        """A quick sufficient test for the swap ``action`` by a player not yet down: the
-        hand after it (or after it and every further swap the player could then make)
-        makes the contract with the smallest melds, the wilds taken then go on them (a
-        smallest meld has room for one more card, and a set without a maximum for any
-        number, so they may be laid off there if no meld took them) and 2+ cards are
-        left to discard one (``True``); else ``None``, for the search."""
+        """The verdict on the swap ``action`` by a player not yet down, where quick tests
+        decide it, else ``None``, for the search. ``False`` where the search's first test
+        fails: the cards after it, with every wild further swaps could bring, cannot make
+        the contract (or its melds find no slots). ``True`` where the hand after it (or
+        after it and every further swap the player could then make) makes the contract
+        with the smallest melds, the wilds taken then go on them (a smallest meld has room
+        for one more card, and a set without a maximum for any number, so they may be laid
+        off there if no meld took them) and 2+ cards are left to discard one."""
         p, spec, mr = state.current, self.rules.rounds[state.round], self.rules.melds
-        if state.phase != Phase.PLAY or not self._smallest_melds_take_a_wild:
+        if state.phase != Phase.PLAY:
             return None
         sets, runs = spec.contract
-        spare = state.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs
-        if spare - 1 < 2 or len(state.table) + sets + runs > self.play.max_table_melds:
-            return None
+        if len(state.table) + sets + runs > self.play.max_table_melds:
+            return False
         face, _ = self.layout.args[action]
         counts, wilds = self.split_wilds(state, state.hands[p])
         counts[face] -= 1
-        if self.solver.can_make_contract(counts, wilds + 1, sets, runs):
+        spare = state.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs
+        sure = spare - 1 >= 2 and self._smallest_melds_take_a_wild
+        if sure and self.solver.can_make_contract(counts, wilds + 1, sets, runs):
             return True
-        if not sets or mr.set_max is not None:
-            return None  # room for several wilds taken is only sure on a set without a maximum
         more = self._swap_faces(self._after(state, action))
-        if not more or spare - 1 - len(more) < 2:
-            return None
+        if not self.solver.can_make_contract(counts, wilds + 1 + len(more), sets, runs):
+            return False
+        if not sure or not more or not sets or mr.set_max is not None or spare - 1 - len(more) < 2:
+            return None  # room for several wilds taken is only sure on a set without a maximum
         for f in more:
             counts[f] -= 1
         return True if self.solver.can_make_contract(counts, wilds + 1 + len(more), sets, runs) else None

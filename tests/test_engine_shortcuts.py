@@ -1,9 +1,9 @@
 """The engine's quick verdicts for Toonerville Rook against its full turn search.
 
-The mask decides most melds, lay-offs and swaps without looking ahead, by sufficient tests
+The mask decides most melds, lay-offs and swaps without looking ahead, by quick tests
 (``Engine._swap_then_go_down`` for a swap by a player not yet down, and
-``Engine._owed_wilds_placed`` for a meld or lay-off while a swapped Rook is owed). Each says
-"finishable" only when the exact search (``_finishable`` on the state after the move) agrees.
+``Engine._owed_wilds_placed`` for a meld or lay-off while a swapped Rook is owed). Each
+verdict they give must be the exact search's (``_finishable`` on the state after the move).
 Random games biased toward swaps reach these states often; every quick "finishable" met is
 checked against the search, and the test insists on enough of each kind to mean something.
 """
@@ -64,14 +64,17 @@ def _check_moves(engine, state, checked) -> None:
         if owing and engine._owed_wilds_placed(state, action):
             checked["meld or lay-off while owing a Rook"] += 1
             assert engine._finishable(engine._after(state, action)), engine.layout.text(action)
-        if (kind == ActionKind.SWAP and not engine.is_down(state, p) and state.phase == Phase.PLAY
-                and not state.wilds_owed and engine._swap_then_go_down(state, action)):
-            checked["swap by a player not yet down"] += 1
-            assert engine._finishable(engine._after(state, action)), engine.layout.text(action)
+        if kind == ActionKind.SWAP and not engine.is_down(state, p) and state.phase == Phase.PLAY \
+                and not state.wilds_owed:
+            verdict = engine._swap_then_go_down(state, action)
+            if verdict is not None:
+                checked[f"swap by a player not yet down: {verdict}"] += 1
+                assert engine._finishable(engine._after(state, action)) == verdict, engine.layout.text(action)
 
 
 def test_quick_verdicts_agree_with_the_turn_search():
-    checked = {"swap by a player not yet down": 0, "meld or lay-off while owing a Rook": 0}
+    checked = {"swap by a player not yet down: True": 0, "swap by a player not yet down: False": 0,
+               "meld or lay-off while owing a Rook": 0}
     rng = random.Random(7)
     for game in range(30):
         env = toonerville_rook_v0.env(num_players=4, max_turns_per_round=40)
@@ -89,7 +92,9 @@ def test_quick_verdicts_agree_with_the_turn_search():
                     for _ in range(3):
                         _check_moves(engine, _small_hand_variant(engine, state, rng), checked)
             env.step(_policy(env, rng))
-    assert checked["meld or lay-off while owing a Rook"] >= 100 and checked["swap by a player not yet down"] >= 5, checked
+    assert checked["meld or lay-off while owing a Rook"] >= 100, checked
+    assert checked["swap by a player not yet down: True"] >= 5, checked
+    assert checked["swap by a player not yet down: False"] >= 5, checked
 
 
 def _owing_in_round_11(hand: list[str]):
