@@ -1,0 +1,137 @@
+"""The one agent interface used by baselines, trained policies and users' own code.
+
+An agent sees exactly what its seat may see: its observation and action mask, and the
+same seat's ``describe(agent)`` view (its own hand only). It never holds the environment,
+so it cannot read hidden information (other hands, the stock order).
+
+A game is played by ``play_game``: ``start_game`` once per seat, then ``act`` at every
+decision of that seat (buy questions included, which come out of turn).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..actions import ActionLayout
+from ..env import RummyEnv
+from ..rules import GameRules
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """The public facts of a seat in a game: which game and rules, the action layout (for
+    action text), and where each observation part lies."""
+
+    game: str
+    agent: str
+    """The agent's name in the environment, ``player_<seat>``."""
+    seat: int
+    num_players: int
+    rules: GameRules
+    layout: ActionLayout
+    observation_offsets: Mapping[str, slice]
+
+    @classmethod
+    def of(cls, env: RummyEnv, agent: str) -> "SeatInfo":
+        raw = env.unwrapped
+        return cls(
+            game=raw.rules.game, agent=agent, seat=raw.possible_agents.index(agent),
+            num_players=raw.rules.num_players, rules=raw.rules, layout=raw.layout,
+            observation_offsets=dict(raw.observer.offsets),
+        )
+
+
+class Decision:
+    """One decision of a seat: its observation, its mask, and (built only if asked for)
+    its ``describe(agent)`` view."""
+
+    __slots__ = ("observation", "action_mask", "_view_of", "_view", "_legal")
+
+    def __init__(self, observation: np.ndarray, action_mask: np.ndarray, view_of: Callable[[], dict[str, Any]]) -> None:
+        self.observation = observation
+        self.action_mask = action_mask
+        self._view_of = view_of
+        self._view: dict[str, Any] | None = None
+        self._legal: np.ndarray | None = None
+
+    @property
+    def legal_actions(self) -> np.ndarray:
+        """The legal action ids, ascending."""
+        if self._legal is None:
+            self._legal = np.flatnonzero(self.action_mask)
+        return self._legal
+
+    @property
+    def view(self) -> dict[str, Any]:
+        """``describe(agent)`` of this seat at this decision (JSON-like, own hand only)."""
+        if self._view is None:
+            self._view = self._view_of()
+        return self._view
+
+
+class Agent:
+    """Base class: override ``act``; override ``start_game`` to reset per-game memory
+    (call ``super().start_game``, which keeps ``self.seat_info`` and a seeded ``self.rng``)."""
+
+    name = "agent"
+
+    def start_game(self, seat: SeatInfo, seed: int | None) -> None:
+        self.seat_info = seat
+        self.rng = random.Random(seed)
+
+    def act(self, decision: Decision) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions
+        return int(legal[self.rng.randrange(len(legal))])
+
+
+@dataclass
+class GameResult:
+    """The outcome of one game, by seat."""
+
+    scores: list[int]
+    round_penalties: list[list[int]]
+    """Per round played, each seat's penalty."""
+    winners: list[int]
+    decisions: list[int]
+    """Decisions each seat made."""
+
+
+def play_game(env: RummyEnv, agents: Sequence[Agent], seed: int | None,
+              options: dict[str, Any] | None = None) -> GameResult:
+    """Plays one game with ``agents[s]`` in seat ``s``; each agent is started with a seed
+    derived from ``seed`` and its seat. Raises ``IllegalActionError`` if an agent returns
+    an illegal action."""
+    raw = env.unwrapped
+    if len(agents) != raw.rules.num_players:
+        raise ValueError(f"{raw.rules.game} with {raw.rules.num_players} players needs as many agents, "
+                         f"not {len(agents)}")
+    env.reset(seed=seed, options=options)
+    names = raw.possible_agents
+    for seat, agent in enumerate(agents):
+        agent.start_game(SeatInfo.of(env, names[seat]), None if seed is None else seed * 1_000_003 + seat)
+    decisions = [0] * len(agents)
+    for name in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        seat = raw._seat[name]
+        decisions[seat] += 1
+        env.step(agents[seat].act(Decision(obs["observation"], obs["action_mask"],
+                                           lambda name=name: raw.describe(name))))
+    state = raw.game_state
+    return GameResult(list(state.scores), [list(p) for p in state.round_penalties],
+                      raw.engine.winners(state), decisions)
