@@ -1,0 +1,128 @@
+"""Contract Rummy's and Toonerville Rook's ``greedy`` and ``expert`` agents
+(``rummy_env/agents/contract_heuristics.py``): complete games of both games at every
+supported player count without an illegal action (``play_game`` raises on one),
+determinism, and named scenarios of key behaviours, built as the rule tests build theirs
+(RULES.md, "Scenario set-up")."""
+
+from __future__ import annotations
+
+import pytest
+from scenario import arrange_deck, contract_rummy_cards, play, reset_to, toonerville_rook_cards
+
+from rummy_env import contract_rummy_v0, toonerville_rook_v0
+from rummy_env.agents import Decision, RandomAgent, SeatInfo, make_agent, play_game
+from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract
+
+AGENTS = {"greedy": GreedyContract, "expert": ExpertContract}
+GAMES = {"contract_rummy": (contract_rummy_v0, (3, 4, 5, 8)), "toonerville_rook": (toonerville_rook_v0, (3, 4, 5))}
+EVERY_COUNT = [(game, n) for game, (_, counts) in GAMES.items() for n in counts]
+
+
+def decide(env, agent_cls) -> str:
+    """The action text the agent chooses for the seat to act now."""
+    raw = env.unwrapped
+    name = env.agent_selection
+    agent = agent_cls()
+    agent.start_game(SeatInfo.of(env, name), 0)
+    obs, _, _, _, _ = env.last()
+    action = agent.act(Decision(obs["observation"], obs["action_mask"], lambda: raw.describe(name)))
+    assert obs["action_mask"][action], "the agent chose an illegal action"
+    return raw.action_to_text(action)
+
+
+@pytest.mark.parametrize("game, n", EVERY_COUNT)
+def test_agents_play_complete_games_without_illegal_actions(game, n):
+    module, _ = GAMES[game]
+    env = module.env(num_players=n, max_turns_per_round=6 * n)
+    lineup = [ExpertContract, GreedyContract, RandomAgent] * 3
+    result = play_game(env, [cls() for cls in lineup[:n]], seed=n)
+    assert len(result.round_penalties) == env.unwrapped.rules.num_rounds
+    assert min(result.decisions) > 0
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_same_seed_same_game(game, name):
+    module, _ = GAMES[game]
+    env = module.env(num_players=4, max_turns_per_round=40)
+    runs = [play_game(env, [AGENTS[name](), GreedyContract(), AGENTS[name](), RandomAgent()], seed=5)
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_each_baseline_beats_random_players(game, name):
+    """A strength floor on a few full games: the baseline in seat 0 against three random
+    players finishes every game with the lowest score (they rarely go out at all)."""
+    module, _ = GAMES[game]
+    env = module.env(num_players=4)
+    for seed in range(2):
+        result = play_game(env, [make_agent(name), RandomAgent(), RandomAgent(), RandomAgent()], seed=seed)
+        assert result.winners == [0], result.scores
+
+
+# ------------------------------------------------------------------ Toonerville Rook
+def rook_env(hands, upcard, stock=(), round_no=1, dealer=2):
+    env = toonerville_rook_v0.env(num_players=3)
+    deck = arrange_deck(toonerville_rook_cards(3), 3, dealer, hands, upcard, stock)
+    return reset_to(env, deck, dealer, round_no)
+
+
+ROOK_HAND = ["5R", "5Y", "5G", "9R", "9Y", "9G", "2B", "4B", "7G", "11Y", "13R", "14B"]
+LOOSE_HAND = ["1R", "3Y", "5G", "7B", "9R", "11Y", "13G", "2B", "4R", "6Y", "8G", "10B"]
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_rook_goes_down_when_the_contract_is_in_hand(name):
+    """Round 1 (two sets): seat 0 holds three 5s and three 9s; after drawing it starts
+    going down, and then lays the second set."""
+    env = rook_env([ROOK_HAND, None, None], upcard="12G", stock=["6B"])
+    play(env, "draw stock", "pass", "pass")  # the others decline the upcard
+    first = decide(env, AGENTS[name])
+    assert first.startswith("meld set 5") or first.startswith("meld set 9"), first
+    play(env, first)
+    assert decide(env, AGENTS[name]).startswith("meld set"), "the going down is completed"
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_rook_takes_a_discard_that_completes_a_set(name):
+    """Holding two 5s and two 9s toward two sets, the top discard 5B makes a set."""
+    hand = ["5R", "5Y", "9R", "9Y", "1B", "3G", "7B", "11R", "13Y", "2G", "12B", "14G"]
+    env = rook_env([hand, None, None], upcard="5B")
+    assert decide(env, AGENTS[name]) == "draw discard"
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_rook_buys_a_card_that_completes_a_set_and_passes_on_a_useless_one(name):
+    """Seat 1 may buy seat 0's declined upcard: it buys 5B, which makes its third 5, and
+    passes on 13G, which fits nothing it holds."""
+    hand = ["5R", "5Y", "9R", "9Y", "1B", "3G", "7B", "11R", "2Y", "2G", "12B", "14G"]
+    for upcard, answer in (("5B", "buy"), ("13G", "pass")):
+        env = rook_env([LOOSE_HAND, hand, None], upcard=upcard, dealer=2)
+        play(env, "draw stock")
+        assert env.agent_selection == "player_1"
+        assert decide(env, AGENTS[name]) == answer, upcard
+
+
+# ------------------------------------------------------------------ Contract Rummy
+def cr_env(hands, upcard, stock=(), round_no=1, dealer=3):
+    env = contract_rummy_v0.env(num_players=4)
+    deck = arrange_deck(contract_rummy_cards(4), 4, dealer, hands, upcard, stock)
+    return reset_to(env, deck, dealer, round_no)
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_contract_rummy_goes_down_with_its_biggest_melds_then_sheds_its_highest_card(name):
+    """Deal 1 (two sets): seat 0 holds four 7s and three kings; it goes down with both
+    sets, the 7S in its set of 7s (going down uses as many cards as it can), and then
+    discards 9S, the highest of the loose cards 2C 4D 3H 9S."""
+    hand = ["7C", "7D", "7H", "KC", "KD", "KH", "7S", "2C", "4D", "9S"]
+    env = cr_env([hand, None, None, None], upcard="JS", stock=["3H"])
+    play(env, "draw stock")
+    moves = []
+    for _ in range(2):
+        moves.append(decide(env, AGENTS[name]))
+        play(env, moves[-1])
+    assert sorted(moves) == ["meld set 7 CDHS", "meld set K CDH"]
+    assert decide(env, AGENTS[name]) == "discard 9S"
