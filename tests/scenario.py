@@ -1,6 +1,6 @@
 """Helpers shared by the test suites of every game: the games' cards and exact deck orders
-for the scenario set-up of RULES.md, and the wrapper that lets ``pettingzoo.test.api_test``
-run."""
+for the scenario set-up of RULES.md, the wrapper that lets ``pettingzoo.test.api_test``
+run, and what an agent decides in a scenario."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections import Counter
 from typing import Any, Callable, Sequence
 
 from pettingzoo.utils.wrappers import BaseWrapper
+
+from rummy_env.agents import Decision, SeatInfo
 
 
 STANDARD_DECK = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK"]
@@ -145,3 +147,15 @@ class DropApiTestOption(BaseWrapper):
         if options == {"options": 1}:
             options = None
         self.env.reset(seed=seed, options=options)
+
+
+def decide(env, agent_cls) -> str:
+    """The action text a fresh ``agent_cls`` chooses for the seat to act now (checked legal)."""
+    raw = env.unwrapped
+    name = env.agent_selection
+    agent = agent_cls()
+    agent.start_game(SeatInfo.of(env, name), 0)
+    obs, _, _, _, _ = env.last()
+    action = agent.act(Decision(obs["observation"], obs["action_mask"], lambda: raw.describe(name)))
+    assert obs["action_mask"][action], "the agent chose an illegal action"
+    return raw.action_to_text(action)

@@ -7,27 +7,15 @@ determinism, and named scenarios of key behaviours, built as the rule tests buil
 from __future__ import annotations
 
 import pytest
-from scenario import arrange_deck, contract_rummy_cards, play, reset_to, toonerville_rook_cards
+from scenario import arrange_deck, contract_rummy_cards, decide, play, reset_to, toonerville_rook_cards
 
 from rummy_env import contract_rummy_v0, toonerville_rook_v0
-from rummy_env.agents import Decision, RandomAgent, SeatInfo, make_agent, play_game
+from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract
 
 AGENTS = {"greedy": GreedyContract, "expert": ExpertContract}
 GAMES = {"contract_rummy": (contract_rummy_v0, (3, 4, 5, 8)), "toonerville_rook": (toonerville_rook_v0, (3, 4, 5))}
 EVERY_COUNT = [(game, n) for game, (_, counts) in GAMES.items() for n in counts]
-
-
-def decide(env, agent_cls) -> str:
-    """The action text the agent chooses for the seat to act now."""
-    raw = env.unwrapped
-    name = env.agent_selection
-    agent = agent_cls()
-    agent.start_game(SeatInfo.of(env, name), 0)
-    obs, _, _, _, _ = env.last()
-    action = agent.act(Decision(obs["observation"], obs["action_mask"], lambda: raw.describe(name)))
-    assert obs["action_mask"][action], "the agent chose an illegal action"
-    return raw.action_to_text(action)
 
 
 @pytest.mark.parametrize("game, n", EVERY_COUNT)

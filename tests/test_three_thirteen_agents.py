@@ -6,10 +6,10 @@ says what they do), built as the rule tests build theirs (RULES.md, "Scenario se
 from __future__ import annotations
 
 import pytest
-from scenario import arrange_deck, desc, play, reset_to
+from scenario import arrange_deck, decide, desc, play, reset_to
 
 from rummy_env import three_thirteen_v0
-from rummy_env.agents.base import Decision, RandomAgent, SeatInfo, play_game
+from rummy_env.agents.base import RandomAgent, SeatInfo, play_game
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen, GreedyThreeThirteen
 
 ONE_DECK = [r + s for s in "CDHS" for r in "A23456789TJQK"]
@@ -23,18 +23,6 @@ def start(num_players, round_no, hands, upcard, stock=(), dealer=0):
     cards = ONE_DECK * (1 if num_players == 2 else 2)
     deck = arrange_deck(cards, num_players, dealer, hands, upcard, stock, hand_size=round_no + 2)
     return reset_to(env, deck, dealer, round_no)
-
-
-def decide(env, agent_cls) -> str:
-    """The action text the agent chooses for the seat to act now."""
-    raw = env.unwrapped
-    name = env.agent_selection
-    agent = agent_cls()
-    agent.start_game(SeatInfo.of(env, name), 0)
-    obs, _, _, _, _ = env.last()
-    action = agent.act(Decision(obs["observation"], obs["action_mask"], lambda: raw.describe(name)))
-    assert obs["action_mask"][action], "the agent chose an illegal action"
-    return raw.action_to_text(action)
 
 
 # ============================================================ complete games
