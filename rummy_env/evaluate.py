@@ -27,6 +27,7 @@ import importlib
 import importlib.metadata
 import json
 import math
+import multiprocessing
 import platform
 import statistics
 import sys
@@ -428,8 +429,10 @@ def evaluate(game: str, agents: Sequence[str], games: int, seed: int, players: i
             for b in range(blocks):
                 outcomes[b] = table.play_block(b, seed, after_game=bar.update)
         else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
-                                     initargs=(game, specs, rule_config)) as pool:
+            # spawned, not forked: a fork of a process whose torch threads have run (a
+            # trainer evaluating its policy) can hang in the child
+            with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(game, specs, rule_config),
+                                     mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = {pool.submit(_play_block_in_worker, b, seed): b for b in range(blocks)}
                 try:
                     for future in as_completed(futures):

@@ -75,8 +75,8 @@ def test_make_agent_builds_the_random_baseline_and_a_user_class():
     ("no_such_module_xyz:Agent", ["'no_such_module_xyz:Agent'", "cannot import"]),
     (f"{__name__}:Missing", ["has no 'Missing'"]),
     (f"{__name__}:NotAnAgent", ["not a subclass of rummy_env.agents.Agent"]),
-    ("checkpoints/best.pt", ["checkpoint", "`training`"]),
-    ("policy.pt", ["checkpoint", "`training`"]),
+    ("checkpoints/no_such_file.pt", ["checkpoint", "does not exist"]),
+    ("policy.pt", ["checkpoint policy.pt", "does not exist"]),
     ("", ["non-empty"]),
 ])
 def test_make_agent_rejects_bad_specs_clearly(spec, words):

@@ -6,8 +6,8 @@ worker processes (a spec is a string, so it pickles) and users can plug in their
 - ``random``, ``greedy``, ``expert``: the baselines (``AGENT_NAMES``). The heuristic
   baselines are imported only when asked for, so the rest works without their modules.
 - ``module:Class``: a user's ``Agent`` subclass, imported and built with no arguments.
-- a checkpoint path (containing ``/`` or ending in ``.pt``): a trained policy; loading one
-  comes with the PPO trainer (``training``).
+- a checkpoint path (containing ``/`` or ending in ``.pt``): a trained policy
+  (``training.checkpoint.PolicyAgent``; needs torch, the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -40,8 +40,12 @@ def make_agent(spec: str) -> Agent:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, not {spec!r}; {_ACCEPTED}")
     if is_checkpoint_spec(spec):
-        raise ValueError(f"agent spec {spec!r} is a checkpoint path: checkpoint agents need `training` "
-                         "(the PPO trainer), which is not available yet")
+        try:
+            from training.checkpoint import PolicyAgent
+        except ImportError as err:
+            raise ValueError(f"agent spec {spec!r} is a checkpoint path: playing one needs the trainer's "
+                             f"dependencies (pip install -e '.[train]'): {err}") from None
+        return PolicyAgent(spec)  # a CheckpointError (a ValueError) names what is wrong with the file
     if spec in _BASELINES:
         return _instantiate(spec, _load_class(spec, _BASELINES[spec]))
     if ":" in spec:

@@ -1,0 +1,270 @@
+"""The PPO trainer: the masked distribution, per-seat GAE and credit, checkpoints, the
+config, reproducibility and resuming (in process, tiny budgets), and one end-to-end smoke
+run per game through the command line."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import rummy_env
+from rummy_env.agents import RandomAgent, make_agent, play_game
+from training import config as config_module
+from training.checkpoint import CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint, save_checkpoint
+from training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
+from training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
+from training.ppo import Trainer
+from training.rollout import Collector, seat_gae
+
+REPO = Path(__file__).resolve().parent.parent
+GAMES = ("three_thirteen", "contract_rummy", "toonerville_rook")
+
+
+def tiny(**fields) -> TrainConfig:
+    """A config that trains a few seconds in this process."""
+    base = dict(game="three_thirteen", num_players=2, total_steps=1024, steps_per_update=512, num_envs=4,
+                num_workers=0, hidden_sizes=(32,), minibatch_size=128, update_epochs=2, eval_every=0,
+                progress=False)
+    base.update(fields)
+    config = TrainConfig(**base)
+    config.validate()
+    return config
+
+
+# ---------------------------------------------------------------- the masked distribution
+def test_masked_actions_get_no_probability_and_the_entropy_is_over_legal_actions_only():
+    logits = torch.tensor([[2.0, -1.0, 0.5, 3.0], [0.0, 0.0, 0.0, 0.0]])
+    mask = torch.tensor([[True, False, True, False], [False, False, False, True]])
+    dist = MaskedCategorical(logits, mask)
+    assert dist.probs[0, 1] == 0 and dist.probs[0, 3] == 0 and torch.all(dist.probs[1, :3] == 0)
+    legal = torch.softmax(torch.tensor([2.0, 0.5]), dim=0)
+    assert torch.allclose(dist.probs[0, [0, 2]], legal)
+    assert torch.isclose(dist.entropy()[0], -(legal * legal.log()).sum())
+    assert dist.entropy()[1] == 0  # one legal action: no uncertainty, whatever the other logits
+    assert torch.equal(dist.mode(), torch.tensor([0, 3]))
+    samples = torch.stack([dist.sample(torch.Generator().manual_seed(s)) for s in range(200)])
+    assert set(samples[:, 0].tolist()) == {0, 2} and set(samples[:, 1].tolist()) == {3}
+    assert torch.isclose(dist.log_prob(torch.tensor([2, 3])), torch.tensor([legal[1].log(), 0.0])).all()
+
+
+def test_masking_uses_a_finite_logit_so_a_row_without_legal_actions_gives_no_nan():
+    assert MASKED_LOGIT > -float("inf")
+    dist = MaskedCategorical(torch.randn(1, 5), torch.zeros(1, 5, dtype=torch.bool))
+    assert torch.isfinite(dist.log_probs).all() and torch.isfinite(dist.entropy()).all()
+
+
+def test_the_network_never_samples_a_masked_action():
+    net = PolicyNet(10, 6, (16,))
+    mask = torch.tensor([[False, True, False, False, True, False]] * 64)
+    dist, values = net(torch.randn(64, 10), mask)
+    assert mask.gather(1, dist.sample(torch.Generator().manual_seed(0)).unsqueeze(1)).all()
+    assert values.shape == (64,)
+
+
+# ---------------------------------------------------------------- per-seat GAE and credit
+def test_seat_gae_on_a_hand_made_trajectory():
+    # gamma 0.9, lambda 0.5; the game ends after decision 2 (done), then a new game's decision
+    # 3, bootstrapped from the next value 1.0
+    rewards = np.array([0.0, 1.0, -1.0, 0.5], np.float32)
+    values = np.array([0.2, 0.4, 0.1, 0.3], np.float32)
+    dones = np.array([False, False, True, False])
+    adv = seat_gae(rewards, values, dones, next_value=1.0, gamma=0.9, lam=0.5)
+    d3 = 0.5 + 0.9 * 1.0 - 0.3                     # 1.1
+    d2 = -1.0 - 0.1                                 # done: no bootstrap, no carry
+    d1 = 1.0 + 0.9 * 0.1 - 0.4                      # 0.69
+    d0 = 0.0 + 0.9 * 0.4 - 0.2                      # 0.16
+    a2 = d2
+    a1 = d1 + 0.45 * a2
+    a0 = d0 + 0.45 * a1
+    assert np.allclose(adv, [a0, a1, a2, d3], atol=1e-6)
+
+
+def test_each_seat_is_credited_its_own_round_rewards_over_its_own_decisions(monkeypatch):
+    """With every seat trained, gamma = lambda = 1: a seat's first return in a finished game
+    is the sum of its relative round rewards, (table mean - own score) / 100."""
+    config = tiny(num_envs=1, self_play=1.0, past_play=0.0, greedy_play=0.0, gamma=1.0, gae_lambda=1.0,
+                  rules={"max_turns_per_round": 12})  # short rounds: a whole game in one collection
+    finished: list[tuple[list, np.ndarray]] = []
+    scores: list[list[int]] = []
+    original_finish, original_end = Collector._finish, Collector._end_game
+
+    def finish(self, steps, next_value):
+        if steps[-1].done:
+            finished.append((list(steps), None))
+        original_finish(self, steps, next_value)
+
+    def end_game(self, table):
+        scores.append(list(table.env.game_state.scores))
+        original_end(self, table)
+
+    monkeypatch.setattr(Collector, "_finish", finish)
+    monkeypatch.setattr(Collector, "_end_game", end_game)
+    collector = Collector(config, 0, 1, build_network(config, 350, 106))
+    collector.collect(3000)  # one collection: the first game's trajectories are not split
+    mean = sum(scores[0]) / 2
+    assert len(finished) == 2 * len(scores)  # one trajectory end per seat and game
+    for seat, (steps, _) in enumerate(finished[:2]):
+        assert sum(s.reward for s in steps) == pytest.approx((mean - scores[0][seat]) / 100, abs=1e-9)
+        assert steps[-1].done and not any(s.done for s in steps[:-1])
+
+
+# ---------------------------------------------------------------- checkpoints
+@pytest.fixture
+def three_thirteen_checkpoint(tmp_path: Path) -> Path:
+    config = tiny(num_players=4)
+    path = tmp_path / "tt4.pt"
+    save_checkpoint(path, build_network(config, 464, 106), config, {"updates": 0})
+    return path
+
+
+def test_a_checkpoint_holds_what_it_needs_to_be_played_and_checked(three_thirteen_checkpoint: Path):
+    data = load_checkpoint(three_thirteen_checkpoint)
+    assert data["game"] == "three_thirteen" and data["observation_size"] == 464 and data["action_size"] == 106
+    assert data["rules_config"]["num_players"] == 4 and data["package_version"] == rummy_env.__version__
+    assert config_from_dict(data["config"]).hidden_sizes == (32,)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"game": "contract_rummy"}, ["trained on three_thirteen, not contract_rummy"]),
+    ({"observation_size": 407}, ["observation_size 464", "has 407", "num_players': 4"]),
+    ({"action_size": 100}, ["action_size 106", "has 100"]),
+])
+def test_loading_refuses_a_checkpoint_of_another_game_or_size(three_thirteen_checkpoint, kwargs, words):
+    with pytest.raises(CheckpointError) as info:
+        load_checkpoint(three_thirteen_checkpoint, **kwargs)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_a_checkpoint_agent_refuses_a_table_it_was_not_trained_for(three_thirteen_checkpoint):
+    env = rummy_env.three_thirteen_v0.env(num_players=3)
+    with pytest.raises(CheckpointError, match="observation_size 464, but this three_thirteen table has 407"):
+        play_game(env, [PolicyAgent(three_thirteen_checkpoint), RandomAgent(), RandomAgent()], seed=1)
+    env = rummy_env.contract_rummy_v0.env()
+    with pytest.raises(CheckpointError, match="trained on three_thirteen, not contract_rummy"):
+        play_game(env, [make_agent(str(three_thirteen_checkpoint))] + [RandomAgent()] * 3, seed=1)
+
+
+def test_unreadable_files_are_clear_checkpoint_errors(tmp_path: Path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        load_checkpoint(tmp_path / "missing.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="cannot be read"):
+        load_checkpoint(tmp_path / "junk.pt")
+    torch.save({"weights": {}}, tmp_path / "other.pt")
+    with pytest.raises(CheckpointError, match="not a rummy_env PPO checkpoint"):
+        load_checkpoint(tmp_path / "other.pt")
+    with pytest.raises(ValueError):
+        check_fits(load_checkpoint(_saved(tmp_path)), "x.pt", game="toonerville_rook")
+
+
+def _saved(tmp_path: Path) -> Path:
+    config = tiny()
+    path = tmp_path / "tt2.pt"
+    save_checkpoint(path, build_network(config, 350, 106), config, {})
+    return path
+
+
+# ---------------------------------------------------------------- the config
+def test_every_config_field_has_a_docstring():
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    body = tree.body[0].body
+    documented = {stmt.target.id for stmt, after in zip(body, body[1:])
+                  if isinstance(stmt, ast.AnnAssign) and isinstance(after, ast.Expr)
+                  and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)}
+    fields = {f.name for f in config_module.dataclasses.fields(TrainConfig)}
+    assert fields - documented == set()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_game_has_a_default_config_that_loads(game):
+    config = load_config(REPO / "configs" / f"{game}.yaml")
+    assert config.game == game and config.num_players == 4
+
+
+def test_the_command_line_overrides_the_config_file():
+    config = parse_args(["--config", str(REPO / "configs" / "three_thirteen.yaml"), "--total-steps", "1000",
+                         "--hidden-sizes", "64", "64", "--greedy-play", "1.5", "--rules", "num_decks", "1"])
+    assert (config.total_steps, config.hidden_sizes, config.greedy_play) == (1000, (64, 64), 1.5)
+    assert config.env_kwargs()["num_decks"] == 1 and config.game == "three_thirteen"
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"learning_rat": 0.1}, ["unknown field(s) learning_rat"]),
+    ({"game": "poker"}, ["game must be one of", "'poker'"]),
+    ({"num_envs": 0}, ["num_envs must be a positive integer"]),
+    ({"num_envs": 2, "num_workers": 3}, ["num_envs (2) must be at least num_workers (3)"]),
+    ({"gamma": 1.5}, ["gamma must lie in [0, 1]"]),
+    ({"self_play": 0, "past_play": 0, "greedy_play": 0}, ["positive sum"]),
+    ({"reward_mode": "money"}, ["reward_mode must be one of"]),
+])
+def test_bad_configs_are_refused_with_the_field_named(data, words):
+    with pytest.raises(ConfigError) as info:
+        config_from_dict(data)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_a_config_file_that_is_not_a_mapping_or_not_yaml_is_refused(tmp_path: Path):
+    (tmp_path / "list.yaml").write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        load_config(tmp_path / "list.yaml")
+    (tmp_path / "bad.yaml").write_text("game: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(tmp_path / "bad.yaml")
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path / "missing.yaml")
+
+
+# ---------------------------------------------------------------- reproducibility and resuming
+def _weights(path: Path) -> dict[str, torch.Tensor]:
+    return load_checkpoint(path)["weights"]
+
+
+def test_a_run_is_reproducible_from_its_seed(tmp_path: Path):
+    runs = [Trainer(tiny(run_dir=str(tmp_path), run_name=name, seed=seed)).train()
+            for name, seed in (("a", 5), ("b", 5), ("c", 6))]
+    a, b, c = (_weights(run / "last.pt") for run in runs)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+    assert (runs[0] / "metrics.csv").read_text().count("\n") == 3  # header and two updates
+
+
+def test_a_run_resumes_from_its_last_checkpoint(tmp_path: Path):
+    first = Trainer(tiny(run_dir=str(tmp_path), run_name="r", snapshot_every=1)).train()
+    resumed = tiny(run_dir=str(tmp_path), run_name="r", snapshot_every=1, total_steps=1536,
+                   resume=str(first / "last.pt"))
+    Trainer(resumed).train()
+    data = load_checkpoint(first / "last.pt")
+    assert data["counters"]["updates"] == 3 and data["counters"]["env_steps"] == 1536
+    assert len(data["pool"]) == 3
+    assert (first / "metrics.csv").read_text().count("\n") == 4  # header and three updates
+    with pytest.raises(CheckpointError, match="trained on three_thirteen, not contract_rummy"):
+        Trainer(tiny(game="contract_rummy", num_players=4, run_dir=str(tmp_path), resume=str(first / "last.pt")))
+
+
+# ---------------------------------------------------------------- end to end, per game
+@pytest.mark.parametrize("game", GAMES)
+def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
+    cmd = [sys.executable, "-m", "training.ppo", "--config", str(REPO / "configs" / f"{game}.yaml"),
+           "--total-steps", "1024", "--steps-per-update", "512", "--num-envs", "2", "--num-workers", "1",
+           "--hidden-sizes", "32", "--minibatch-size", "256", "--eval-every", "1", "--eval-games", "4",
+           "--eval-opponent", "random", "--run-dir", str(tmp_path), "--run-name", "smoke", "--no-progress"]
+    subprocess.run(cmd, check=True, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600)
+    run = tmp_path / "smoke"
+    for name in ("last.pt", "best.pt", "latest.pt", "pool.pt", "config.yaml", "metrics.csv", "learning_curve.png"):
+        assert (run / name).is_file(), name
+    assert any((run / "tensorboard").iterdir())
+    rows = (run / "metrics.csv").read_text().splitlines()
+    assert len(rows) == 3 and rows[-1].split(",")[15] != ""  # the last update was evaluated
+    env = getattr(rummy_env, f"{game}_v0").env()
+    result = play_game(env, [make_agent(str(run / "best.pt"))] + [RandomAgent() for _ in range(3)], seed=3)
+    assert result.decisions[0] > 0 and len(result.scores) == 4

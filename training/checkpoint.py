@@ -1,0 +1,121 @@
+"""Checkpoints, and the agent that plays one.
+
+A checkpoint is a ``torch.save`` dict of plain data and tensors (loaded with
+``weights_only=True``): the network weights, the full training config, the game and its
+rules config, the observation and action sizes, the package version, and training
+counters; a run's ``last.pt`` also holds the optimiser state and the snapshot pool, so that
+training can resume from it.
+
+A checkpoint path is an agent spec (``rummy-eval --agents checkpoints/three_thirteen.pt greedy
+...``): ``PolicyAgent`` picks the most probable legal action.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import rummy_env
+from rummy_env.agents import Agent, Decision, SeatInfo
+
+from .config import TrainConfig, config_from_dict
+from .model import PolicyNet
+
+FORMAT = "rummy_env-ppo-1"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read, or does not fit the game it is asked to play."""
+
+
+def env_sizes(config: TrainConfig) -> tuple[int, int]:
+    """The observation and action sizes of the config's game and rules."""
+    raw = getattr(rummy_env, f"{config.game}_v0").env(**config.env_kwargs()).unwrapped
+    return raw.observer.size, raw.layout.size
+
+
+def build_network(config: TrainConfig, observation_size: int, action_size: int) -> PolicyNet:
+    return PolicyNet(observation_size, action_size, config.hidden_sizes)
+
+
+def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, counters: dict[str, Any],
+                    extra: dict[str, Any] | None = None) -> None:
+    """Writes a checkpoint (via a temporary file, so a crash never leaves half of one)."""
+    observation_size, action_size = network.trunk[0].in_features, network.policy.out_features
+    data = {
+        "format": FORMAT,
+        "package_version": rummy_env.__version__,
+        "game": config.game,
+        "rules_config": config.env_kwargs(),
+        "observation_size": observation_size,
+        "action_size": action_size,
+        "config": config.to_dict(),
+        "counters": dict(counters),
+        "weights": {k: v.detach().clone() for k, v in network.state_dict().items()},
+        **(extra or {}),
+    }
+    path = Path(path)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
+
+
+def load_checkpoint(path: str | Path, game: str | None = None, observation_size: int | None = None,
+                    action_size: int | None = None) -> dict[str, Any]:
+    """A checkpoint's dict, checked against the expected game and sizes where given."""
+    try:
+        data = torch.load(Path(path), map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise CheckpointError(f"checkpoint {path} does not exist") from None
+    except Exception as err:  # a truncated or foreign file: torch raises many kinds
+        raise CheckpointError(f"checkpoint {path} cannot be read: {type(err).__name__}: {err}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a rummy_env PPO checkpoint (format {FORMAT})")
+    check_fits(data, path, game, observation_size, action_size)
+    return data
+
+
+def network_of(data: dict[str, Any]) -> PolicyNet:
+    """The network of a loaded checkpoint, in evaluation mode."""
+    config = config_from_dict(data["config"])
+    network = build_network(config, data["observation_size"], data["action_size"])
+    network.load_state_dict(data["weights"])
+    return network.eval()
+
+
+class PolicyAgent(Agent):
+    """A trained policy: the most probable legal action of the checkpoint's network."""
+
+    name = "ppo"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.data = load_checkpoint(path)
+        self.network = network_of(self.data)
+
+    def start_game(self, seat: SeatInfo, seed: int | None) -> None:
+        super().start_game(seat, seed)
+        size = max(s.stop for s in seat.observation_offsets.values())
+        check_fits(self.data, self.path, seat.game, size, seat.layout.size)
+
+    @torch.no_grad()
+    def act(self, decision: Decision) -> int:
+        observation = torch.from_numpy(np.asarray(decision.observation, dtype=np.float32)).unsqueeze(0)
+        mask = torch.from_numpy(np.asarray(decision.action_mask, dtype=bool)).unsqueeze(0)
+        distribution, _ = self.network(observation, mask)
+        return int(distribution.mode()[0])
+
+
+def check_fits(data: dict[str, Any], path: str | Path, game: str | None = None,
+               observation_size: int | None = None, action_size: int | None = None) -> None:
+    """Raises ``CheckpointError`` unless a loaded checkpoint fits the game and sizes given."""
+    if game is not None and data["game"] != game:
+        raise CheckpointError(f"checkpoint {path} was trained on {data['game']}, not {game}")
+    for name, expected in (("observation_size", observation_size), ("action_size", action_size)):
+        if expected is not None and data[name] != expected:
+            raise CheckpointError(
+                f"checkpoint {path} has {name} {data[name]}, but this {data['game']} table has {expected} "
+                f"(its rules config was {data['rules_config']}): train or pick a checkpoint for these rules")

@@ -1,0 +1,203 @@
+"""The training config: one dataclass, loaded from YAML and overridable on the command line.
+
+    python -m training.ppo --config configs/three_thirteen.yaml --total-steps 2000000 --seed 3
+
+``load_config`` reads a YAML file of field values (unknown keys are an error that names
+them), and ``parse_args`` lets any field be overridden with ``--field-name value`` (tyro
+builds the command line from the dataclass, with these docstrings as its help).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import tyro
+import yaml
+
+GAMES: tuple[str, ...] = ("three_thirteen", "contract_rummy", "toonerville_rook")
+REWARD_MODES: tuple[str, ...] = ("relative", "penalty", "win")
+
+
+class ConfigError(ValueError):
+    """A config that cannot be trained: the message names the field and what is accepted."""
+
+
+@dataclass
+class TrainConfig:
+    """Masked-PPO self-play training of one game."""
+
+    game: str = "three_thirteen"
+    """Which game: three_thirteen, contract_rummy or toonerville_rook."""
+    num_players: int = 4
+    """Players per table; every seat is played by the network or an opponent from the pool."""
+    rules: dict[str, int] = field(default_factory=dict)
+    """Further rules options passed to the env (e.g. num_decks, max_turns_per_round)."""
+    reward_mode: str = "relative"
+    """The env's reward: relative (round penalty against the table mean), penalty or win."""
+    seed: int = 1
+    """Seed of everything: deals, seat draws, opponent draws, action sampling, network init."""
+
+    total_steps: int = 5_000_000
+    """Environment steps (decisions by any seat) to train for."""
+    steps_per_update: int = 16_384
+    """Environment steps collected (over all rollout workers) before each PPO update."""
+    num_envs: int = 64
+    """Games played side by side, split over the rollout workers; the policy acts for all
+    of them in one batched forward pass per step."""
+    num_workers: int = 2
+    """Rollout worker processes (each steps its share of the games). 0 collects in the
+    trainer's own process."""
+    torch_threads: int = 1
+    """Torch threads of the trainer's update (rollout workers use one each). More help only
+    on idle cores: a thread that shares its core with a busy process stalls every op."""
+
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
+    learning_rate: float = 3e-4
+    """Adam learning rate at the start of training."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to zero over total_steps."""
+    gamma: float = 0.995
+    """Discount per decision of a seat."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    update_epochs: int = 4
+    """Passes over each collected batch."""
+    minibatch_size: int = 2048
+    """Decisions per gradient step."""
+    clip_coef: float = 0.2
+    """PPO policy-ratio clip."""
+    clip_value: bool = True
+    """Clip the value update around the value at collection time (same coefficient)."""
+    ent_coef: float = 0.01
+    """Weight of the masked entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clip."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    target_kl: float | None = None
+    """Stop an update's epochs early once the approximate KL passes this (None: never)."""
+
+    self_play: float = 0.5
+    """Weight, for each seat beside the network's own, of the current policy (whose
+    decisions are trained on too). The seat weights need not sum to one."""
+    past_play: float = 0.2
+    """Weight of a frozen snapshot drawn from the pool (the current policy while it is empty)."""
+    greedy_play: float = 0.3
+    """Weight of the greedy baseline."""
+    expert_play: float = 0.0
+    """Weight of the expert baseline."""
+    random_play: float = 0.0
+    """Weight of the random baseline."""
+    snapshot_every: int = 10
+    """Updates between snapshots of the current policy added to the pool."""
+    pool_size: int = 8
+    """Most recent snapshots kept in the pool."""
+
+    eval_every: int = 10
+    """Updates between evaluations against eval_opponent; the last update is evaluated too
+    (0: never, and no best.pt)."""
+    eval_games: int = 200
+    """Games per evaluation: the policy in one seat, eval_opponent in the others, seats
+    rotated (rounded up to a multiple of num_players)."""
+    eval_opponent: str = "greedy"
+    """Agent spec of the evaluation opponents."""
+    eval_seed: int = 2026
+    """Seed of the evaluation deals (the same deals at every evaluation)."""
+
+    run_dir: str = "runs"
+    """Folder that holds the run folders."""
+    run_name: str | None = None
+    """Name of this run's folder under run_dir (default: <game>-s<seed>)."""
+    resume: str | None = None
+    """A checkpoint (last.pt of a run) to continue from: weights, optimiser, pool and counters."""
+    progress: bool = True
+    """Show a progress bar with steps per second."""
+
+    def validate(self) -> None:
+        """Raises ``ConfigError`` for values that cannot be trained."""
+        if self.game not in GAMES:
+            raise ConfigError(f"game must be one of {', '.join(GAMES)}, not {self.game!r}")
+        if self.reward_mode not in REWARD_MODES:
+            raise ConfigError(f"reward_mode must be one of {', '.join(REWARD_MODES)}, not {self.reward_mode!r}")
+        positive = ("num_players", "total_steps", "steps_per_update", "num_envs", "update_epochs",
+                    "minibatch_size", "snapshot_every", "pool_size", "eval_games", "torch_threads")
+        for name in positive:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, not {value!r}")
+        if self.num_workers < 0 or self.eval_every < 0:
+            raise ConfigError("num_workers and eval_every must be at least 0")
+        if self.num_workers > self.num_envs:
+            raise ConfigError(f"num_envs ({self.num_envs}) must be at least num_workers ({self.num_workers})")
+        if not self.hidden_sizes or any(h < 1 for h in self.hidden_sizes):
+            raise ConfigError(f"hidden_sizes must be positive widths, not {self.hidden_sizes!r}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must lie in [0, 1], not {getattr(self, name)!r}")
+        if self.learning_rate <= 0 or self.clip_coef <= 0:
+            raise ConfigError("learning_rate and clip_coef must be positive")
+        weights = self.opponent_weights()
+        if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
+            raise ConfigError(f"the seat weights (*_play) must be non-negative with a positive sum, not {weights}")
+
+    def opponent_weights(self) -> dict[str, float]:
+        """The seat mixture: 'self', 'past' or a baseline spec, to its weight."""
+        return {"self": self.self_play, "past": self.past_play, "greedy": self.greedy_play,
+                "expert": self.expert_play, "random": self.random_play}
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """The env's keyword arguments: the rules config and the reward mode."""
+        return {"num_players": self.num_players, "reward_mode": self.reward_mode, **self.rules}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["hidden_sizes"] = list(self.hidden_sizes)
+        return data
+
+
+def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
+    """A validated config from field values; unknown fields are an error naming them."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source} must be a mapping of field names to values, not {type(data).__name__}")
+    names = {f.name for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"{source}: unknown field(s) {', '.join(unknown)}; fields are {', '.join(sorted(names))}")
+    values = dict(data)
+    if "hidden_sizes" in values:
+        values["hidden_sizes"] = tuple(values["hidden_sizes"])
+    config = TrainConfig(**values)
+    config.validate()
+    return config
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """The config of a YAML file of field values."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except OSError as err:
+        raise ConfigError(f"cannot read config {path}: {err.strerror}") from None
+    except yaml.YAMLError as err:
+        raise ConfigError(f"config {path} is not valid YAML: {err}") from None
+    return config_from_dict(data, source=str(path))
+
+
+def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
+    """``--config FILE`` (optional) gives the defaults; every other flag overrides a field."""
+    import argparse
+
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--config", type=Path)
+    known, rest = pre.parse_known_args(argv)
+    default = load_config(known.config) if known.config else TrainConfig()
+    config = tyro.cli(TrainConfig, default=default, args=rest,
+                      description="Masked-PPO self-play training (--config FILE loads a YAML config first).")
+    config.validate()
+    return config

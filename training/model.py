@@ -1,0 +1,73 @@
+"""The policy network and the masked action distribution.
+
+One network serves every seat: the observation is already from the acting seat's point of
+view. A shared fully connected trunk feeds a policy head (one logit per action id) and a
+value head (the seat's expected return).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+from torch import nn
+
+# Masked logits are set to this large finite negative rather than -inf, so that a row
+# with no legal action cannot turn into NaN (STYLE.md, item 11).
+MASKED_LOGIT = -1e8
+
+
+class MaskedCategorical:
+    """A categorical distribution over the legal actions only: no probability on masked
+    actions, and the entropy is over the legal actions."""
+
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor) -> None:
+        self.mask = mask
+        self.logits = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+        self.log_probs = torch.log_softmax(self.logits, dim=-1)
+
+    @property
+    def probs(self) -> torch.Tensor:
+        return self.log_probs.exp()
+
+    def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
+        return torch.multinomial(self.probs, 1, generator=generator).squeeze(-1)
+
+    def mode(self) -> torch.Tensor:
+        return self.logits.argmax(dim=-1)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        return self.log_probs.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+    def entropy(self) -> torch.Tensor:
+        # masked terms are zeroed outright: exp(-1e8) underflows to 0, but 0 * -1e8 must not count
+        p_log_p = torch.where(self.mask, self.probs * self.log_probs, torch.zeros_like(self.log_probs))
+        return -p_log_p.sum(dim=-1)
+
+
+class PolicyNet(nn.Module):
+    """Trunk of ReLU layers, then a policy head and a value head."""
+
+    def __init__(self, observation_size: int, action_size: int, hidden_sizes: Sequence[int]) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = observation_size
+        for hidden in hidden_sizes:
+            layers += [nn.Linear(width, hidden), nn.ReLU()]
+            width = hidden
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, action_size)
+        self.value = nn.Linear(width, 1)
+        for layer in self.trunk:
+            if isinstance(layer, nn.Linear):
+                nn.init.orthogonal_(layer.weight, gain=2 ** 0.5)
+                nn.init.zeros_(layer.bias)
+        # small policy weights start near uniform over the legal actions (cleanrl's choice)
+        nn.init.orthogonal_(self.policy.weight, gain=0.01)
+        nn.init.zeros_(self.policy.bias)
+        nn.init.orthogonal_(self.value.weight, gain=1.0)
+        nn.init.zeros_(self.value.bias)
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
+        hidden = self.trunk(observation)
+        return MaskedCategorical(self.policy(hidden), mask), self.value(hidden).squeeze(-1)

@@ -1,0 +1,316 @@
+"""Masked-PPO self-play training of one game.
+
+    python -m training.ppo --config configs/three_thirteen.yaml          # or: rummy-train ...
+    python -m training.ppo --config configs/three_thirteen.yaml --total-steps 200000 --seed 2
+
+Every field of ``TrainConfig`` (``training/config.py``) can be overridden on the command
+line (``--help`` lists them). The loop: rollout workers play ``num_envs`` games side by
+side with the current weights (one batched forward pass per step, see ``rollout.py``),
+then the trainer runs the PPO update on the decisions of the seats it trains. Every
+``snapshot_every`` updates the policy joins the pool of frozen opponents; every
+``eval_every`` updates it plays ``eval_games`` against ``eval_opponent`` with the
+evaluation harness (``rummy_env.evaluate``, seats rotated), and the best result is kept.
+
+A run folder (``<run_dir>/<run_name>``) holds:
+
+- ``last.pt`` (weights, optimiser, pool, counters: ``--resume`` continues from it),
+  ``latest.pt`` (the weights last evaluated) and ``best.pt`` (the best evaluation's weights);
+- ``pool.pt`` (the snapshot pool) and ``config.yaml`` (the full config);
+- ``metrics.csv`` (one row per update) and ``tensorboard/`` (the same, for TensorBoard);
+- ``learning_curve.png``: win rate against the evaluation opponent and penalty per round
+  over environment steps.
+
+A run is reproducible from its config and seed, for a given ``num_workers`` (each worker
+has its own random stream). A resumed run continues with the saved weights, optimiser,
+pool and counters; the games that were in progress start afresh.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import multiprocessing
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+import yaml
+from tqdm import tqdm
+
+from rummy_env.evaluate import evaluate
+
+from .checkpoint import build_network, check_fits, env_sizes, load_checkpoint, save_checkpoint
+from .config import TrainConfig, parse_args
+from .model import PolicyNet
+from .plot import plot_learning_curve
+from .rollout import Batch, Collector
+
+CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_second", "learning_rate",
+              "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance",
+              "train_games", "train_win_rate", "train_penalty_per_round",
+              "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",
+              "eval_opponent_final_score")
+
+
+# ---------------------------------------------------------------------- rollout workers
+def _worker_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int]) -> None:
+    from .config import config_from_dict
+
+    torch.set_num_threads(1)
+    cfg = config_from_dict(config)
+    network = build_network(cfg, *sizes)
+    collector = Collector(cfg, stream, num_envs, network)
+    while True:
+        command, payload = conn.recv()
+        if command == "collect":
+            weights, steps = payload
+            network.load_state_dict(weights)
+            conn.send(collector.collect(steps))
+        elif command == "pool":
+            collector.set_pool(payload)
+        else:
+            conn.close()
+            return
+
+
+class RolloutWorkers:
+    """``num_workers`` processes with a share of the games each (or, with 0, one collector
+    in this process); ``collect`` gathers one batch from all of them."""
+
+    def __init__(self, config: TrainConfig, sizes: tuple[int, int]) -> None:
+        self.config = config
+        self.local: Collector | None = None
+        self.connections = []
+        self.processes = []
+        if config.num_workers == 0:
+            self.local = Collector(config, 0, config.num_envs, build_network(config, *sizes))
+            return
+        context = multiprocessing.get_context("spawn")  # torch is not fork-safe once its threads run
+        shares = np.array_split(np.arange(config.num_envs), config.num_workers)
+        for stream, share in enumerate(shares):
+            parent, child = context.Pipe()
+            process = context.Process(target=_worker_main, args=(child, config.to_dict(), stream, len(share), sizes),
+                                      daemon=True)
+            process.start()
+            self.connections.append(parent)
+            self.processes.append(process)
+
+    def collect(self, network: PolicyNet) -> Batch:
+        steps = self.config.steps_per_update
+        if self.local is not None:
+            self.local.network.load_state_dict(network.state_dict())
+            return self.local.collect(steps)
+        weights = {k: v.detach().clone() for k, v in network.state_dict().items()}
+        share = math.ceil(steps / len(self.connections))
+        for conn in self.connections:
+            conn.send(("collect", (weights, share)))
+        return Batch.concatenate([conn.recv() for conn in self.connections])
+
+    def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
+        if self.local is not None:
+            self.local.set_pool(pool)
+        for conn in self.connections:
+            conn.send(("pool", pool))
+
+    def close(self) -> None:
+        for conn in self.connections:
+            conn.send(("close", None))
+        for process in self.processes:
+            process.join(timeout=10)
+
+
+# ---------------------------------------------------------------------- the PPO update
+def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, config: TrainConfig,
+               generator: torch.Generator) -> dict[str, float]:
+    """The clipped PPO update over ``batch``, with the masks stored at collection time."""
+    observations = torch.from_numpy(batch.observations)
+    masks = torch.from_numpy(batch.masks)
+    actions = torch.from_numpy(batch.actions)
+    old_log_probs = torch.from_numpy(batch.log_probs)
+    old_values = torch.from_numpy(batch.values)
+    advantages = torch.from_numpy(batch.advantages)
+    returns = torch.from_numpy(batch.returns)
+    size = len(actions)
+    totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+    minibatches = 0
+    for _ in range(config.update_epochs):
+        order = torch.randperm(size, generator=generator)
+        epoch_kl = []
+        for start in range(0, size, config.minibatch_size):
+            rows = order[start:start + config.minibatch_size]
+            distribution, values = network(observations[rows], masks[rows])
+            log_probs = distribution.log_prob(actions[rows])
+            log_ratio = log_probs - old_log_probs[rows]
+            ratio = log_ratio.exp()
+            adv = advantages[rows]
+            if config.norm_adv and len(rows) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
+            if config.clip_value:
+                clipped = old_values[rows] + (values - old_values[rows]).clamp(-config.clip_coef, config.clip_coef)
+                value_loss = 0.5 * torch.max((values - returns[rows]) ** 2, (clipped - returns[rows]) ** 2).mean()
+            else:
+                value_loss = 0.5 * ((values - returns[rows]) ** 2).mean()
+            entropy = distribution.entropy().mean()
+            loss = policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean().item()
+                clip_fraction = ((ratio - 1).abs() > config.clip_coef).float().mean().item()
+            epoch_kl.append(approx_kl)
+            for name, value in (("policy_loss", policy_loss.item()), ("value_loss", value_loss.item()),
+                                ("entropy", entropy.item()), ("approx_kl", approx_kl),
+                                ("clip_fraction", clip_fraction)):
+                totals[name] += value
+            minibatches += 1
+        if config.target_kl is not None and np.mean(epoch_kl) > config.target_kl:
+            break
+    stats = {name: value / max(minibatches, 1) for name, value in totals.items()}
+    variance = float(np.var(batch.returns))
+    stats["explained_variance"] = (float(1 - np.var(batch.returns - batch.values) / variance)
+                                   if variance > 0 else float("nan"))
+    return stats
+
+
+# ---------------------------------------------------------------------- the trainer
+class Trainer:
+    """One training run: its network, optimiser, pool, counters, logs and checkpoints."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        torch.set_num_threads(config.torch_threads)  # before any op: results depend on the thread count
+        torch.manual_seed(config.seed)
+        self.sizes = env_sizes(config)
+        self.network = build_network(config, *self.sizes)
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.counters: dict[str, Any] = {"updates": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0}
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self.history: list[dict[str, Any]] = []
+        self.best_win_rate = -1.0
+        self.run_dir = Path(config.run_dir) / (config.run_name or f"{config.game}-s{config.seed}")
+        if config.resume:
+            self._resume(config.resume)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+    def _resume(self, path: str) -> None:
+        data = load_checkpoint(path)
+        check_fits(data, path, self.config.game, *self.sizes)
+        if "optimizer" not in data:
+            raise ValueError(f"{path} holds weights only; resume from a run's last.pt")
+        self.network.load_state_dict(data["weights"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.counters = dict(data["counters"])
+        self.pool = list(data["pool"])
+        self.history = list(data["history"])
+        self.best_win_rate = max((row["eval_win_rate"] for row in self.history), default=-1.0)
+
+    def train(self) -> Path:
+        """Trains until ``total_steps``; returns the run folder."""
+        config = self.config
+        generator = torch.Generator().manual_seed(config.seed * 1_000_003 + self.counters["updates"])
+        workers = RolloutWorkers(config, self.sizes)
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(self.run_dir / "tensorboard"))
+        csv_path = self.run_dir / "metrics.csv"
+        new_csv = not csv_path.exists() or not config.resume
+        csv_file = csv_path.open("w" if new_csv else "a", newline="")
+        rows = csv.DictWriter(csv_file, fieldnames=CSV_FIELDS)
+        if new_csv:
+            rows.writeheader()
+        bar = tqdm(total=config.total_steps, initial=min(self.counters["env_steps"], config.total_steps),
+                   unit="step", unit_scale=True, disable=not config.progress, file=sys.stderr, desc=config.game)
+        try:
+            if self.pool:
+                workers.set_pool(self.pool)
+            while self.counters["env_steps"] < config.total_steps:
+                start = time.perf_counter()
+                learning_rate = config.learning_rate * (
+                    1.0 - self.counters["env_steps"] / config.total_steps if config.anneal_lr else 1.0)
+                for group in self.optimizer.param_groups:
+                    group["lr"] = learning_rate
+                batch = workers.collect(self.network)
+                stats = ppo_update(self.network, self.optimizer, batch, config, generator) if len(batch.actions) else {}
+                seconds = time.perf_counter() - start
+                self.counters["updates"] += 1
+                self.counters["env_steps"] += batch.env_steps
+                self.counters["trained_decisions"] += len(batch.actions)
+                self.counters["seconds"] += seconds
+                updates = self.counters["updates"]
+                if updates % config.snapshot_every == 0:
+                    self.pool = (self.pool + [{k: v.detach().clone() for k, v in self.network.state_dict().items()}])
+                    self.pool = self.pool[-config.pool_size:]
+                    workers.set_pool(self.pool)
+                row = {"update": updates, "env_steps": self.counters["env_steps"],
+                       "trained_decisions": self.counters["trained_decisions"],
+                       "seconds": round(self.counters["seconds"], 3), "steps_per_second": batch.env_steps / seconds,
+                       "learning_rate": learning_rate, **stats, "train_games": len(batch.games)}
+                if batch.games:
+                    row["train_win_rate"] = float(np.mean([g["win"] for g in batch.games]))
+                    row["train_penalty_per_round"] = float(np.mean([g["penalty_per_round"] for g in batch.games]))
+                last_update = self.counters["env_steps"] >= config.total_steps
+                if config.eval_every and (updates % config.eval_every == 0 or last_update):
+                    row.update(self.evaluate())
+                self._log(row, rows, writer)
+                csv_file.flush()
+                bar.update(min(batch.env_steps, config.total_steps - bar.n))
+                bar.set_postfix(sps=f"{row['steps_per_second']:,.0f}",
+                                win=f"{self.history[-1]['eval_win_rate']:.3f}" if self.history else "-")
+                self._save("last.pt", extra={"optimizer": self.optimizer.state_dict(), "pool": self.pool,
+                                             "history": self.history})
+        finally:
+            bar.close()
+            workers.close()
+            writer.close()
+            csv_file.close()
+        torch.save(self.pool, self.run_dir / "pool.pt")
+        return self.run_dir
+
+    def _log(self, row: dict[str, Any], rows: csv.DictWriter, writer: Any) -> None:
+        rows.writerow({k: row.get(k, "") for k in CSV_FIELDS})
+        for key, value in row.items():
+            if key not in ("update", "env_steps") and isinstance(value, (int, float)) and math.isfinite(value):
+                writer.add_scalar(key, value, row["env_steps"])
+
+    def _save(self, name: str, extra: dict[str, Any] | None = None) -> Path:
+        path = self.run_dir / name
+        save_checkpoint(path, self.network, self.config, self.counters, extra)
+        return path
+
+    def evaluate(self) -> dict[str, float]:
+        """Plays ``eval_games`` against ``eval_opponent``; keeps ``best.pt``; redraws the curve."""
+        config = self.config
+        latest = self._save("latest.pt", extra={"history": self.history})
+        report = evaluate(config.game, [str(latest)] + [config.eval_opponent] * (config.num_players - 1),
+                          games=config.eval_games, seed=config.eval_seed, env_kwargs=config.env_kwargs(),
+                          workers=max(1, config.num_workers))
+        ours, theirs = report.agents[0], report.agents[1]
+        result = {"env_steps": self.counters["env_steps"], "eval_win_rate": ours.win_rate.mean,
+                  "eval_win_low": ours.win_rate.low, "eval_win_high": ours.win_rate.high,
+                  "eval_penalty_per_round": ours.penalty_per_round.mean,
+                  "eval_final_score": ours.final_score.mean, "eval_opponent_final_score": theirs.final_score.mean}
+        self.history.append(result)
+        if result["eval_win_rate"] > self.best_win_rate:
+            self.best_win_rate = result["eval_win_rate"]
+            shutil.copyfile(latest, self.run_dir / "best.pt")
+        plot_learning_curve(self.history, config, self.run_dir / "learning_curve.png")
+        return {k: v for k, v in result.items() if k != "env_steps"}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    config = parse_args(argv)
+    run_dir = Trainer(config).train()
+    print(f"run folder: {run_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

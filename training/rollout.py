@@ -1,0 +1,248 @@
+"""Experience collection: many games stepped side by side, with one batched forward pass of
+the policy per step for all the games whose acting seat it plays.
+
+**Seats.** Each game draws a seat for the network; every other seat is filled from the
+config's mixture: the current policy (``self``: trained on too), a frozen snapshot from the
+pool (``past``), or a baseline agent. Past snapshots and baselines only act.
+
+**Per-seat credit** (STYLE.md, item 12). Each trained seat's decisions in a game form its
+own trajectory. Rewards arrive at the step that ends a round, usually while another seat
+acts; each is added to the receiving seat's last decision. A decision is ready to train on
+once its seat has decided again (its next value is then known) or the game is over. When
+a collection stops, each trained seat's last decision waits, with the rewards credited so
+far, to open that seat's trajectory in the next collection; GAE runs per trajectory
+segment, bootstrapped from the waiting decision's value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+import rummy_env
+from rummy_env.agents import Agent, Decision, SeatInfo, make_agent
+
+from .config import TrainConfig
+from .model import PolicyNet
+
+LEARNER = "self"
+
+
+def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_value: float, gamma: float,
+             lam: float) -> np.ndarray:
+    """GAE advantages of one seat's trajectory segment, in order: ``dones[t]`` marks a
+    decision after which the seat's game ended (no bootstrap past it); ``next_value`` is the
+    value of the seat's decision after the segment (ignored if the segment ends in a done)."""
+    advantages = np.zeros(len(rewards), dtype=np.float32)
+    last = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        following = next_value if t == len(rewards) - 1 else values[t + 1]
+        live = 0.0 if dones[t] else 1.0
+        delta = rewards[t] + gamma * following * live - values[t]
+        last = delta + gamma * lam * live * last
+        advantages[t] = last
+    return advantages
+
+
+class _Step:
+    """One decision of a trained seat."""
+
+    __slots__ = ("observation", "mask", "action", "log_prob", "value", "reward", "done")
+
+    def __init__(self, observation: np.ndarray, mask: np.ndarray, action: int, log_prob: float, value: float) -> None:
+        self.observation, self.mask, self.action = observation, mask, action
+        self.log_prob, self.value = log_prob, value
+        self.reward, self.done = 0.0, False
+
+
+@dataclass
+class Batch:
+    """Trainable decisions of one collection, and what happened meanwhile."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    log_probs: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+    env_steps: int
+    """Decisions of every seat (the throughput's unit), trained on or not."""
+    games: list[dict[str, float]] = field(default_factory=list)
+    """Per finished game, the network's own seat: win share, final score, penalty per round."""
+
+    @classmethod
+    def concatenate(cls, batches: list["Batch"]) -> "Batch":
+        arrays = {name: np.concatenate([getattr(b, name) for b in batches])
+                  for name in ("observations", "masks", "actions", "log_probs", "values", "advantages", "returns")}
+        return cls(**arrays, env_steps=sum(b.env_steps for b in batches),
+                   games=[g for b in batches for g in b.games])
+
+
+class _Table:
+    """One game in the vector, with who plays each seat and the trained seats' open segments."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+        self.names = env.possible_agents
+        self.controllers: list[Any] = []
+        self.own_seat = 0
+        self.segments: list[list[_Step]] = [[] for _ in self.names]
+        self.baselines: dict[tuple[int, str], Agent] = {}
+
+
+class Collector:
+    """Steps ``num_envs`` games with the given network; ``collect`` returns a ``Batch``."""
+
+    def __init__(self, config: TrainConfig, stream: int, num_envs: int, network: PolicyNet) -> None:
+        self.config = config
+        self.rng = np.random.default_rng([config.seed, stream])
+        self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
+        self.network = network
+        self.pool: list[PolicyNet] = []
+        module = getattr(rummy_env, f"{config.game}_v0")
+        self.tables = [_Table(module.env(**config.env_kwargs()).unwrapped) for _ in range(num_envs)]
+        weights = config.opponent_weights()
+        self.kinds = [k for k, w in weights.items() if w > 0]
+        total = sum(weights[k] for k in self.kinds)
+        self.kind_probs = [weights[k] / total for k in self.kinds]
+        self.rounds = len(self.tables[0].env.rules.rounds)
+        self.ready: list[tuple[list[_Step], np.ndarray]] = []
+        self.games: list[dict[str, float]] = []
+        for table in self.tables:
+            self._new_game(table)
+
+    def set_pool(self, pool_weights: list[dict[str, torch.Tensor]]) -> None:
+        """Replaces the frozen snapshots (state dicts of the same architecture)."""
+        self.pool = []
+        for weights in pool_weights:
+            net = PolicyNet(self.network.trunk[0].in_features, self.network.policy.out_features,
+                            self.config.hidden_sizes)
+            net.load_state_dict(weights)
+            self.pool.append(net.eval())
+
+    # ------------------------------------------------------------------ games
+    def _new_game(self, table: _Table) -> None:
+        env, n = table.env, len(table.names)
+        env.reset(seed=int(self.rng.integers(2**31 - 1)))
+        table.own_seat = int(self.rng.integers(n))
+        table.controllers = []
+        for seat in range(n):
+            kind = LEARNER if seat == table.own_seat else self.kinds[self.rng.choice(len(self.kinds), p=self.kind_probs)]
+            if kind == "past":
+                kind = int(self.rng.integers(len(self.pool))) if self.pool else LEARNER
+            elif kind != LEARNER:
+                agent = table.baselines.get((seat, kind))
+                if agent is None:
+                    agent = table.baselines[(seat, kind)] = make_agent(kind)
+                agent.start_game(SeatInfo.of(env, table.names[seat]), int(self.rng.integers(2**31 - 1)))
+                kind = agent
+            table.controllers.append(kind)
+        table.segments = [[] for _ in range(n)]
+
+    def _end_game(self, table: _Table) -> None:
+        env = table.env
+        for seat, segment in enumerate(table.segments):
+            if segment:
+                segment[-1].done = True
+                self._finish(segment, 0.0)
+        state = env.game_state
+        winners = env.engine.winners(state)
+        own = table.own_seat
+        self.games.append({
+            "win": (1.0 / len(winners)) if own in winners else 0.0,
+            "score": float(state.scores[own]),
+            "penalty_per_round": float(np.mean([p[own] for p in state.round_penalties])),
+        })
+        self._new_game(table)
+
+    def _finish(self, steps: list[_Step], next_value: float) -> None:
+        rewards = np.array([s.reward for s in steps], dtype=np.float32)
+        values = np.array([s.value for s in steps], dtype=np.float32)
+        dones = np.array([s.done for s in steps])
+        self.ready.append((steps, seat_gae(rewards, values, dones, next_value, self.config.gamma,
+                                           self.config.gae_lambda)))
+
+    # ------------------------------------------------------------------ collection
+    @torch.no_grad()
+    def _act(self, network: PolicyNet, rows: list[tuple[_Table, int, dict]]) -> tuple[list[int], np.ndarray, np.ndarray]:
+        observations = torch.from_numpy(np.stack([obs["observation"] for _, _, obs in rows]))
+        masks = torch.from_numpy(np.stack([obs["action_mask"] for _, _, obs in rows]).astype(bool))
+        distribution, values = network(observations, masks)
+        actions = distribution.sample(self.generator)
+        return actions.tolist(), distribution.log_prob(actions).numpy(), values.numpy()
+
+    def collect(self, env_steps: int) -> Batch:
+        """Plays until ``env_steps`` decisions have been made (by any seat) and returns the
+        decisions that are ready to train on."""
+        steps = 0
+        while steps < env_steps:
+            chosen: list[int] = [0] * len(self.tables)
+            trained: list[tuple[_Table, int, dict]] = []
+            by_snapshot: dict[int, list[tuple[_Table, int, dict]]] = {}
+            for i, table in enumerate(self.tables):
+                env = table.env
+                name = env.agent_selection
+                seat = env._seat[name]
+                obs = env.observe(name)
+                controller = table.controllers[seat]
+                if controller == LEARNER:
+                    trained.append((table, i, obs))
+                elif isinstance(controller, int):
+                    by_snapshot.setdefault(controller, []).append((table, i, obs))
+                else:
+                    chosen[i] = controller.act(Decision(obs["observation"], obs["action_mask"],
+                                                        lambda env=env, name=name: env.describe(name)))
+            if trained:
+                actions, log_probs, values = self._act(self.network, trained)
+                for (table, i, obs), action, log_prob, value in zip(trained, actions, log_probs, values):
+                    chosen[i] = action
+                    seat = table.env._seat[table.env.agent_selection]
+                    table.segments[seat].append(_Step(obs["observation"], obs["action_mask"], action,
+                                                      float(log_prob), float(value)))
+            for snapshot, rows in by_snapshot.items():
+                actions, _, _ = self._act(self.pool[snapshot], rows)
+                for (_, i, _), action in zip(rows, actions):
+                    chosen[i] = action
+            for table, action in zip(self.tables, chosen):
+                self._step(table, action)
+            steps += len(self.tables)
+        return self._batch(steps)
+
+    def _step(self, table: _Table, action: int) -> None:
+        env = table.env
+        env.step(action)
+        rewards = env.rewards
+        for seat, segment in enumerate(table.segments):
+            if segment:
+                segment[-1].reward += rewards[table.names[seat]]
+        if env.terminations[env.agent_selection]:
+            self._end_game(table)
+
+    def _batch(self, env_steps: int) -> Batch:
+        for table in self.tables:
+            for seat, segment in enumerate(table.segments):
+                if len(segment) > 1:
+                    self._finish(segment[:-1], segment[-1].value)
+                    table.segments[seat] = segment[-1:]
+        steps = [s for segment, _ in self.ready for s in segment]
+        advantages = np.concatenate([a for _, a in self.ready]) if self.ready else np.zeros(0, np.float32)
+        values = np.array([s.value for s in steps], dtype=np.float32)
+        size = self.network.trunk[0].in_features
+        batch = Batch(
+            observations=np.stack([s.observation for s in steps]) if steps else np.zeros((0, size), np.float32),
+            masks=np.stack([s.mask for s in steps]).astype(bool) if steps
+            else np.zeros((0, self.network.policy.out_features), bool),
+            actions=np.array([s.action for s in steps], dtype=np.int64),
+            log_probs=np.array([s.log_prob for s in steps], dtype=np.float32),
+            values=values,
+            advantages=advantages,
+            returns=advantages + values,
+            env_steps=env_steps,
+            games=self.games,
+        )
+        self.ready, self.games = [], []
+        return batch
