@@ -18,10 +18,13 @@ import torch
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
 from training import config as config_module
-from training.checkpoint import CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint, save_checkpoint
+from training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
+                                 save_checkpoint)
 from training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
 from training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
 from training.ppo import Trainer
+from training.features import ThreeThirteenPenalties
+from training.imitation import imitate, play_demonstrations
 from training.rollout import Collector, seat_gae
 
 REPO = Path(__file__).resolve().parent.parent
@@ -268,3 +271,108 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
     env = getattr(rummy_env, f"{game}_v0").env()
     result = play_game(env, [make_agent(str(run / "best.pt"))] + [RandomAgent() for _ in range(3)], seed=3)
     assert result.decisions[0] > 0 and len(result.scores) == 4
+
+
+# ---------------------------------------------------------------- the imitation warm start
+def test_demonstrations_credit_each_seat_its_own_discounted_return():
+    """gamma = 1: a seat's return at its first decision of the game is its total relative
+    reward, (table mean - own final score) / 100; checked by replaying the same game."""
+    config = tiny(imitation_agent="greedy", gamma=1.0, rules={"max_turns_per_round": 12})
+    demos = play_demonstrations(config.to_dict(), 0, decisions=1)  # whole games: exactly one here
+    rng = np.random.default_rng([config.seed, 10_000])
+    env = rummy_env.three_thirteen_v0.env(num_players=2, max_turns_per_round=12)
+    deal = int(rng.integers(2**31 - 1))
+    agents = [make_agent("greedy"), make_agent("greedy")]
+    seeds = [int(rng.integers(2**31 - 1)) for _ in agents]
+    env.reset(seed=deal)
+    raw = env.unwrapped
+    for seat, agent in enumerate(agents):
+        agent.start_game(rummy_env.agents.SeatInfo.of(raw, raw.possible_agents[seat]), seeds[seat])
+    first_decision = {}
+    k = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = raw._seat[name]
+        first_decision.setdefault(seat, k)
+        action = agents[seat].act(rummy_env.agents.Decision(obs["observation"], obs["action_mask"],
+                                                            lambda name=name: raw.describe(name)))
+        assert action == demos.actions[k]
+        env.step(action)
+        k += 1
+    assert k == len(demos.actions)
+    scores = raw.game_state.scores
+    for seat, index in first_decision.items():
+        assert demos.returns[index] == pytest.approx((sum(scores) / 2 - scores[seat]) / 100, abs=1e-5)
+
+
+def test_imitation_makes_the_policy_play_like_the_baseline():
+    config = tiny(imitation_agent="greedy", imitation_epochs=40, hidden_sizes=(128,), minibatch_size=256,
+                  learning_rate=1e-3, rules={"max_turns_per_round": 12})
+    demos = play_demonstrations(config.to_dict(), 0, decisions=2000)
+    torch.manual_seed(0)
+    network = build_network(config, 350, 106)
+
+    def agreement() -> float:
+        with torch.no_grad():
+            dist, _ = network(torch.from_numpy(demos.observations), torch.from_numpy(demos.masks))
+        return (dist.mode().numpy() == demos.actions).mean()
+
+    before = agreement()
+    stats = imitate(network, demos, config, torch.Generator().manual_seed(0))
+    assert agreement() > before + 0.3 and stats["imitation_agreement"] > 0.75
+
+
+# ---------------------------------------------------------------- features
+def test_three_thirteen_penalty_features_say_what_the_greedy_baseline_sees():
+    """Greedy takes the top discard exactly when the feature says taking it saves penalty,
+    and discards a card whose saving is the largest among the legal discards."""
+    env = rummy_env.three_thirteen_v0.env(num_players=3)
+    env.reset(seed=4)
+    raw = env.unwrapped
+    seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
+    features = ThreeThirteenPenalties(seats["player_0"])
+    greedy = {name: make_agent("greedy") for name in raw.possible_agents}
+    for name, agent in greedy.items():
+        agent.start_game(seats[name], 0)
+    rng = np.random.default_rng(0)
+    draws = discards = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        observation, mask = obs["observation"], obs["action_mask"]
+        given = features(observation, mask)
+        extra = given[len(observation):]
+        assert np.array_equal(given[:len(observation)], observation) and len(extra) == 54
+        choice = greedy[name].act(rummy_env.agents.Decision(observation, mask, lambda: {}))
+        legal = np.flatnonzero(mask)
+        if mask[1]:
+            assert (choice == 1) == (extra[53] > 0)
+            draws += 1
+        elif not mask[54:].any():
+            savings = {a - 2: extra[a - 2] for a in legal}
+            assert savings[choice - 2] == max(savings.values())
+            discards += 1
+        env.step(int(legal[rng.integers(len(legal))]))
+    assert draws > 100 and discards > 100
+
+
+def test_features_of_another_game_are_refused():
+    with pytest.raises(ConfigError, match="'three_thirteen_penalties' are for three_thirteen, not contract_rummy"):
+        config_from_dict({"game": "contract_rummy", "features": "three_thirteen_penalties"})
+    with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties"):
+        config_from_dict({"features": "magic"})
+
+
+def test_a_checkpoint_trained_with_features_computes_them_at_play_time(tmp_path: Path):
+    config = tiny(num_players=4, features="three_thirteen_penalties")
+    path = tmp_path / "features.pt"
+    save_checkpoint(path, build_network(config, 464, 106), config, {})
+    assert load_checkpoint(path)["observation_size"] == 464  # the env's size; the network adds 54
+    env = rummy_env.three_thirteen_v0.env(num_players=4, max_turns_per_round=20)
+    result = play_game(env, [make_agent(str(path))] + [RandomAgent() for _ in range(3)], seed=2)
+    assert result.decisions[0] > 0

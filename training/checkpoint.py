@@ -22,6 +22,7 @@ import rummy_env
 from rummy_env.agents import Agent, Decision, SeatInfo
 
 from .config import TrainConfig, config_from_dict
+from .features import FEATURES
 from .model import PolicyNet
 
 FORMAT = "rummy_env-ppo-1"
@@ -38,13 +39,15 @@ def env_sizes(config: TrainConfig) -> tuple[int, int]:
 
 
 def build_network(config: TrainConfig, observation_size: int, action_size: int) -> PolicyNet:
-    return PolicyNet(observation_size, action_size, config.hidden_sizes)
+    """The config's network for an env of these sizes (its input: the observation, then the
+    config's features)."""
+    return PolicyNet(observation_size + FEATURES[config.features].size, action_size, config.hidden_sizes)
 
 
 def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, counters: dict[str, Any],
                     extra: dict[str, Any] | None = None) -> None:
     """Writes a checkpoint (via a temporary file, so a crash never leaves half of one)."""
-    observation_size, action_size = network.trunk[0].in_features, network.policy.out_features
+    observation_size, action_size = env_sizes(config)
     data = {
         "format": FORMAT,
         "package_version": rummy_env.__version__,
@@ -100,10 +103,12 @@ class PolicyAgent(Agent):
         super().start_game(seat, seed)
         size = max(s.stop for s in seat.observation_offsets.values())
         check_fits(self.data, self.path, seat.game, size, seat.layout.size)
+        self.features = FEATURES[self.data["config"]["features"]](seat)
 
     @torch.no_grad()
     def act(self, decision: Decision) -> int:
-        observation = torch.from_numpy(np.asarray(decision.observation, dtype=np.float32)).unsqueeze(0)
+        observation = self.features(decision.observation, decision.action_mask)
+        observation = torch.from_numpy(np.asarray(observation, dtype=np.float32)).unsqueeze(0)
         mask = torch.from_numpy(np.asarray(decision.action_mask, dtype=bool)).unsqueeze(0)
         distribution, _ = self.network(observation, mask)
         return int(distribution.mode()[0])

@@ -54,6 +54,9 @@ class TrainConfig:
     """Torch threads of the trainer's update (rollout workers use one each). More help only
     on idle cores: a thread that shares its core with a busy process stalls every op."""
 
+    features: str = "none"
+    """Extra policy inputs computed from the seat's own observation (training/features.py):
+    'none' or 'three_thirteen_penalties'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
     learning_rate: float = 3e-4
@@ -82,6 +85,14 @@ class TrainConfig:
     """Normalise advantages per minibatch."""
     target_kl: float | None = None
     """Stop an update's epochs early once the approximate KL passes this (None: never)."""
+
+    imitation_agent: str | None = None
+    """A baseline spec (e.g. 'expert') whose play the policy imitates before PPO starts
+    (None: PPO starts from the initial, near-uniform policy)."""
+    imitation_decisions: int = 300_000
+    """Decisions of imitation_agent recorded for the warm start (whole games)."""
+    imitation_epochs: int = 6
+    """Passes over the recorded decisions."""
 
     self_play: float = 0.5
     """Weight, for each seat beside the network's own, of the current policy (whose
@@ -126,7 +137,8 @@ class TrainConfig:
         if self.reward_mode not in REWARD_MODES:
             raise ConfigError(f"reward_mode must be one of {', '.join(REWARD_MODES)}, not {self.reward_mode!r}")
         positive = ("num_players", "total_steps", "steps_per_update", "num_envs", "update_epochs",
-                    "minibatch_size", "snapshot_every", "pool_size", "eval_games", "torch_threads")
+                    "minibatch_size", "snapshot_every", "pool_size", "eval_games", "torch_threads",
+                    "imitation_decisions", "imitation_epochs")
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -142,6 +154,17 @@ class TrainConfig:
                 raise ConfigError(f"{name} must lie in [0, 1], not {getattr(self, name)!r}")
         if self.learning_rate <= 0 or self.clip_coef <= 0:
             raise ConfigError("learning_rate and clip_coef must be positive")
+        from rummy_env.agents import AGENT_NAMES
+
+        if self.imitation_agent is not None and self.imitation_agent not in AGENT_NAMES:
+            raise ConfigError(f"imitation_agent must be one of {', '.join(AGENT_NAMES)} or None, "
+                              f"not {self.imitation_agent!r}")
+        from .features import FEATURES
+
+        if self.features not in FEATURES:
+            raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
+        if self.features == "three_thirteen_penalties" and self.game != "three_thirteen":
+            raise ConfigError(f"features 'three_thirteen_penalties' are for three_thirteen, not {self.game}")
         weights = self.opponent_weights()
         if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
             raise ConfigError(f"the seat weights (*_play) must be non-negative with a positive sum, not {weights}")

@@ -45,13 +45,15 @@ from rummy_env.evaluate import evaluate
 
 from .checkpoint import build_network, check_fits, env_sizes, load_checkpoint, save_checkpoint
 from .config import TrainConfig, parse_args
+from .imitation import collect_demonstrations, imitate
 from .model import PolicyNet
 from .plot import plot_learning_curve
 from .rollout import Batch, Collector
 
 CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_second", "learning_rate",
               "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance",
-              "train_games", "train_win_rate", "train_penalty_per_round",
+              "train_games", "train_win_rate", "train_penalty_per_round", "imitation_agreement",
+              "imitation_value_loss",
               "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",
               "eval_opponent_final_score")
 
@@ -229,6 +231,8 @@ class Trainer:
         bar = tqdm(total=config.total_steps, initial=min(self.counters["env_steps"], config.total_steps),
                    unit="step", unit_scale=True, disable=not config.progress, file=sys.stderr, desc=config.game)
         try:
+            if config.imitation_agent and self.counters["updates"] == 0 and "imitation" not in self.counters:
+                self._warm_start(generator, rows, writer)
             if self.pool:
                 workers.set_pool(self.pool)
             while self.counters["env_steps"] < config.total_steps:
@@ -273,6 +277,16 @@ class Trainer:
             csv_file.close()
         torch.save(self.pool, self.run_dir / "pool.pt")
         return self.run_dir
+
+    def _warm_start(self, generator: torch.Generator, rows: csv.DictWriter, writer: Any) -> None:
+        """Imitation of ``imitation_agent`` (see ``imitation.py``), logged as update 0."""
+        start = time.perf_counter()
+        stats = imitate(self.network, collect_demonstrations(self.config), self.config, generator)
+        self.counters["imitation"] = {**stats, "seconds": time.perf_counter() - start}
+        row = {"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **stats}
+        if self.config.eval_every:
+            row.update(self.evaluate())
+        self._log(row, rows, writer)
 
     def _log(self, row: dict[str, Any], rows: csv.DictWriter, writer: Any) -> None:
         rows.writerow({k: row.get(k, "") for k in CSV_FIELDS})

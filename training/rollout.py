@@ -26,6 +26,7 @@ import rummy_env
 from rummy_env.agents import Agent, Decision, SeatInfo, make_agent
 
 from .config import TrainConfig
+from .features import FEATURES
 from .model import PolicyNet
 
 LEARNER = "self"
@@ -109,7 +110,8 @@ class Collector:
         self.kinds = [k for k, w in weights.items() if w > 0]
         total = sum(weights[k] for k in self.kinds)
         self.kind_probs = [weights[k] / total for k in self.kinds]
-        self.rounds = len(self.tables[0].env.rules.rounds)
+        first = self.tables[0].env
+        self.features = FEATURES[config.features](SeatInfo.of(first, first.possible_agents[0]))
         self.ready: list[tuple[list[_Step], np.ndarray]] = []
         self.games: list[dict[str, float]] = []
         for table in self.tables:
@@ -131,7 +133,9 @@ class Collector:
         table.own_seat = int(self.rng.integers(n))
         table.controllers = []
         for seat in range(n):
-            kind = LEARNER if seat == table.own_seat else self.kinds[self.rng.choice(len(self.kinds), p=self.kind_probs)]
+            kind = LEARNER
+            if seat != table.own_seat:
+                kind = self.kinds[self.rng.choice(len(self.kinds), p=self.kind_probs)]
             if kind == "past":
                 kind = int(self.rng.integers(len(self.pool))) if self.pool else LEARNER
             elif kind != LEARNER:
@@ -168,12 +172,14 @@ class Collector:
 
     # ------------------------------------------------------------------ collection
     @torch.no_grad()
-    def _act(self, network: PolicyNet, rows: list[tuple[_Table, int, dict]]) -> tuple[list[int], np.ndarray, np.ndarray]:
-        observations = torch.from_numpy(np.stack([obs["observation"] for _, _, obs in rows]))
+    def _act(self, network: PolicyNet, rows: list[tuple[_Table, int, dict]]
+             ) -> tuple[list[np.ndarray], list[int], np.ndarray, np.ndarray]:
+        """Samples the network's actions for ``rows``; also returns the network inputs."""
+        inputs = [self.features(obs["observation"], obs["action_mask"]) for _, _, obs in rows]
         masks = torch.from_numpy(np.stack([obs["action_mask"] for _, _, obs in rows]).astype(bool))
-        distribution, values = network(observations, masks)
+        distribution, values = network(torch.from_numpy(np.stack(inputs)), masks)
         actions = distribution.sample(self.generator)
-        return actions.tolist(), distribution.log_prob(actions).numpy(), values.numpy()
+        return inputs, actions.tolist(), distribution.log_prob(actions).numpy(), values.numpy()
 
     def collect(self, env_steps: int) -> Batch:
         """Plays until ``env_steps`` decisions have been made (by any seat) and returns the
@@ -197,14 +203,13 @@ class Collector:
                     chosen[i] = controller.act(Decision(obs["observation"], obs["action_mask"],
                                                         lambda env=env, name=name: env.describe(name)))
             if trained:
-                actions, log_probs, values = self._act(self.network, trained)
-                for (table, i, obs), action, log_prob, value in zip(trained, actions, log_probs, values):
+                inputs, actions, log_probs, values = self._act(self.network, trained)
+                for (table, i, obs), given, action, log_prob, value in zip(trained, inputs, actions, log_probs, values):
                     chosen[i] = action
                     seat = table.env._seat[table.env.agent_selection]
-                    table.segments[seat].append(_Step(obs["observation"], obs["action_mask"], action,
-                                                      float(log_prob), float(value)))
+                    table.segments[seat].append(_Step(given, obs["action_mask"], action, float(log_prob), float(value)))
             for snapshot, rows in by_snapshot.items():
-                actions, _, _ = self._act(self.pool[snapshot], rows)
+                _, actions, _, _ = self._act(self.pool[snapshot], rows)
                 for (_, i, _), action in zip(rows, actions):
                     chosen[i] = action
             for table, action in zip(self.tables, chosen):

@@ -10,7 +10,7 @@ is always the least penalty of a hand over every arrangement into sets and runs.
 Removing a card can lower a hand's penalty by at most that card's value, exactly when it is
 unmatched in some least-penalty arrangement; so one arrangement gives the penalty after
 discarding each of its unmatched cards, and only higher cards need a solver query to find
-the best discard (``_Hands.removals``).
+the best discard (``HandPenalties.removals``).
 
 greedy
 ------
@@ -84,7 +84,7 @@ _INF = 1 << 30
 _SOLVERS: dict = {}
 
 
-def _solver(seat: SeatInfo) -> MeldSolver:
+def shared_solver(seat: SeatInfo) -> MeldSolver:
     """One solver per deck and meld rules, shared by every agent of the process (its memo
     only makes later queries faster; its answers never depend on it)."""
     rules = seat.rules
@@ -95,7 +95,7 @@ def _solver(seat: SeatInfo) -> MeldSolver:
     return solver
 
 
-class _Hands:
+class HandPenalties:
     """Exact penalty queries on one seat's hands in one round, as per-face counts (wilds
     included), answered by the shared ``MeldSolver``, and cached by hand."""
 
@@ -202,7 +202,7 @@ class _ThreeThirteenBase(Agent):
         super().start_game(seat, seed)
         if seat.game != "three_thirteen":
             raise ValueError(f"{type(self).__name__} plays three_thirteen, not {seat.game}")
-        self._solver = _solver(seat)
+        self._solver = shared_solver(seat)
         cs = seat.rules.deck.card_set
         self._N = cs.num_naturals
         self._R = cs.num_ranks
@@ -211,7 +211,7 @@ class _ThreeThirteenBase(Agent):
         off = seat.observation_offsets
         self._off = off
         self._counts_stop = max(off[k].stop for k in ("hand", "discard_top", "discard_pile", "known_held", "table"))
-        self._hands: _Hands | None = None
+        self._hands: HandPenalties | None = None
         self._round_key: int = -1
 
     def _read(self, obs) -> _Seen:
@@ -229,7 +229,7 @@ class _ThreeThirteenBase(Agent):
         turns = round(float(obs[off["turns"]][0]) * self.seat_info.rules.max_turns_per_round)
         if self._hands is None or round_index != self._round_key:
             self._round_key = round_index
-            self._hands = _Hands(self._solver, self.seat_info.rules.rank_penalties, wild_rank)
+            self._hands = HandPenalties(self._solver, self.seat_info.rules.rank_penalties, wild_rank)
         return _Seen(hand, top, pile, known, table, went_out, turns)
 
     @staticmethod

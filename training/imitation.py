@@ -1,0 +1,120 @@
+"""An optional warm start before PPO: imitation of a baseline agent.
+
+With ``imitation_agent`` set (e.g. ``expert``), the trainer first plays games with that
+agent in every seat, recording each decision (observation, mask, action) and the deciding
+seat's discounted return (rewards credited to each seat's last decision, as in PPO), then
+fits the policy head to the agent's actions (cross-entropy over the legal actions) and the
+value head to the returns. PPO self-play then starts from a policy that already plays
+like the baseline, instead of from uniform play.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+import rummy_env
+from rummy_env.agents import Decision, SeatInfo, make_agent
+
+from .config import TrainConfig, config_from_dict
+from .features import FEATURES
+from .model import PolicyNet
+
+
+@dataclass
+class Demonstrations:
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+
+    @classmethod
+    def concatenate(cls, parts: list["Demonstrations"]) -> "Demonstrations":
+        return cls(*(np.concatenate([getattr(p, name) for p in parts])
+                     for name in ("observations", "masks", "actions", "returns")))
+
+
+def play_demonstrations(config: dict, stream: int, decisions: int) -> Demonstrations:
+    """Games of ``imitation_agent`` in every seat until ``decisions`` decisions are recorded
+    (whole games only)."""
+    cfg = config_from_dict(config)
+    rng = np.random.default_rng([cfg.seed, 10_000 + stream])
+    env = getattr(rummy_env, f"{cfg.game}_v0").env(**cfg.env_kwargs()).unwrapped
+    names = env.possible_agents
+    agents = [make_agent(cfg.imitation_agent) for _ in names]
+    features = FEATURES[cfg.features](SeatInfo.of(env, names[0]))
+    observations, masks, actions, rewards, seats = [], [], [], [], []
+    returns: list[float] = []
+    while len(actions) < decisions:
+        env.reset(seed=int(rng.integers(2**31 - 1)))
+        for seat, agent in enumerate(agents):
+            agent.start_game(SeatInfo.of(env, names[seat]), int(rng.integers(2**31 - 1)))
+        first = len(actions)
+        last_of_seat = [-1] * len(names)
+        while not env.terminations[env.agent_selection]:
+            name = env.agent_selection
+            seat = env._seat[name]
+            obs = env.observe(name)
+            action = agents[seat].act(Decision(obs["observation"], obs["action_mask"],
+                                               lambda name=name: env.describe(name)))
+            last_of_seat[seat] = len(actions)
+            observations.append(features(obs["observation"], obs["action_mask"]))
+            masks.append(obs["action_mask"])
+            actions.append(action)
+            rewards.append(0.0)
+            seats.append(seat)
+            env.step(action)
+            for other, index in enumerate(last_of_seat):
+                if index >= 0:
+                    rewards[index] += env.rewards[names[other]]
+        following = [0.0] * len(names)
+        game_returns = [0.0] * (len(actions) - first)
+        for k in range(len(actions) - 1, first - 1, -1):
+            following[seats[k]] = rewards[k] + cfg.gamma * following[seats[k]]
+            game_returns[k - first] = following[seats[k]]
+        returns += game_returns
+    return Demonstrations(np.stack(observations), np.stack(masks).astype(bool), np.array(actions, np.int64),
+                          np.array(returns, np.float32))
+
+
+def collect_demonstrations(config: TrainConfig) -> Demonstrations:
+    """``imitation_decisions`` decisions, over ``num_workers`` processes (at least one)."""
+    workers = max(1, config.num_workers)
+    share = -(-config.imitation_decisions // workers)
+    if workers == 1:
+        return play_demonstrations(config.to_dict(), 0, share)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(play_demonstrations, [config.to_dict()] * workers, range(workers), [share] * workers))
+    return Demonstrations.concatenate(parts)
+
+
+def imitate(network: PolicyNet, demos: Demonstrations, config: TrainConfig,
+            generator: torch.Generator) -> dict[str, float]:
+    """Fits the network to the demonstrations; returns the last epoch's action agreement and
+    value loss (on the data it was trained on)."""
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
+    observations, masks = torch.from_numpy(demos.observations), torch.from_numpy(demos.masks)
+    actions, returns = torch.from_numpy(demos.actions), torch.from_numpy(demos.returns)
+    size = len(actions)
+    agreement = value_loss = 0.0
+    for _ in range(config.imitation_epochs):
+        order = torch.randperm(size, generator=generator)
+        agree = value_sum = 0.0
+        for start in range(0, size, config.minibatch_size):
+            rows = order[start:start + config.minibatch_size]
+            distribution, values = network(observations[rows], masks[rows])
+            policy_loss = -distribution.log_prob(actions[rows]).mean()
+            loss_v = 0.5 * ((values - returns[rows]) ** 2).mean()
+            loss = policy_loss + config.vf_coef * loss_v
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+            optimizer.step()
+            agree += (distribution.mode() == actions[rows]).sum().item()
+            value_sum += loss_v.item() * len(rows)
+        agreement, value_loss = agree / size, value_sum / size
+    return {"imitation_agreement": agreement, "imitation_value_loss": value_loss, "imitation_decisions": size}

@@ -1,0 +1,121 @@
+"""Ships a run's best checkpoint to ``checkpoints/`` with its model card.
+
+    python -m training.ship runs/three_thirteen-s1 --name three_thirteen --games 2000 --workers 2
+
+Copies the run's ``best.pt`` (weights, config, counters and evaluation history; no optimiser
+or pool) to ``checkpoints/<name>.pt``, then plays the acceptance tournament with the
+evaluation harness: the policy in one seat, ``greedy`` in every other, seats rotated, on
+deals of a seed the training never evaluated on (``--seed``, default 7; training selects
+its best checkpoint on the deals of ``eval_seed``, so those would flatter it). Writes the
+report to ``checkpoints/<name>.eval.json`` and the model card ``checkpoints/<name>.md``
+(config, training steps and time, the table, and whether it beats greedy: win rate above
+parity with the 95% interval above parity, and a lower mean final score).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import torch
+import yaml
+
+from rummy_env.evaluate import Report, evaluate
+
+from .checkpoint import FORMAT, load_checkpoint
+
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+KEPT = ("format", "package_version", "game", "rules_config", "observation_size", "action_size", "config",
+        "counters", "weights", "history")
+
+
+def beats(report: Report) -> tuple[bool, str]:
+    """Whether the first entry beats the others: win rate and its interval above parity, and
+    a lower mean final score; with the reason in words."""
+    ours, theirs = report.agents[0], report.agents[1]
+    parity = report.parity
+    low = ours.win_rate.low
+    win_ok = ours.win_rate.mean > parity and low is not None and low > parity
+    score_ok = ours.final_score.mean < theirs.final_score.mean
+    words = (f"win rate {ours.win_rate.mean:.3f} (95% interval from {low:.3f}) against parity {parity:.3f}; "
+             f"mean final score {ours.final_score.mean:.1f} against {theirs.final_score.mean:.1f}")
+    return win_ok and score_ok, words
+
+
+def model_card(name: str, data: dict, report: Report, command: str) -> str:
+    config, counters = data["config"], data["counters"]
+    ok, words = beats(report)
+    hours = counters["seconds"] / 3600
+    lines = [
+        f"# `{name}.pt`: masked-PPO self-play policy for {data['game']}, {config['num_players']} players",
+        "",
+        f"- Observation size {data['observation_size']}, action size {data['action_size']}, rules config "
+        f"`{data['rules_config']}`, package version {data['package_version']}, format `{FORMAT}`.",
+        f"- Network: trunk {list(config['hidden_sizes'])} (ReLU), policy and value heads; plays the most "
+        "probable legal action.",
+        f"- Training: {counters['env_steps']:,} environment steps ({counters['trained_decisions']:,} trained "
+        f"decisions) in {counters['updates']} updates, {hours:.2f} hours of training loop on 2 CPU cores.",
+        f"- Selected as the best of {len(data['history'])} evaluations during training (against "
+        f"`{config['eval_opponent']}`, {config['eval_games']} games each, seed {config['eval_seed']}).",
+        "",
+        "## Evaluation",
+        "",
+        f"Against `greedy` in every other seat, {report.games_played} games with seats rotated (each deal "
+        f"from every seat), seed {report.seed} (deals the training never evaluated on):",
+        "",
+        "```",
+        report.format(),
+        "```",
+        "",
+        f"**{'Beats' if ok else 'Does not beat'} greedy**: {words}.",
+        "",
+        "Reproduce the evaluation:",
+        "",
+        "```",
+        command,
+        "```",
+        "",
+        "## Training config",
+        "",
+        "```yaml",
+        yaml.safe_dump(config, sort_keys=False).rstrip(),
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run", type=Path, help="the run folder (holding best.pt)")
+    ap.add_argument("--name", required=True, help="file name in checkpoints/ (without .pt)")
+    ap.add_argument("--checkpoint", default="best.pt", help="which checkpoint of the run (default best.pt)")
+    ap.add_argument("--games", type=int, default=2000, help="games of the acceptance tournament (default 2000)")
+    ap.add_argument("--seed", type=int, default=7, help="seed of its deals (default 7)")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    args = ap.parse_args(argv)
+
+    data = load_checkpoint(args.run / args.checkpoint)
+    target = CHECKPOINTS / f"{args.name}.pt"
+    torch.save({key: data[key] for key in KEPT if key in data}, target)
+    players = data["config"]["num_players"]
+    spec = f"checkpoints/{args.name}.pt"
+    agents = [str(target)] + ["greedy"] * (players - 1)
+    report = evaluate(data["game"], agents, games=args.games, seed=args.seed, env_kwargs=data["rules_config"],
+                      workers=args.workers, progress=True)
+    report.specs[0] = spec  # the report names the file as the command below does
+    report.agents[0].spec = spec
+    command = (f"rummy-eval --game {data['game']} --agents {spec} {' '.join(['greedy'] * (players - 1))} "
+               f"--games {args.games} --seed {args.seed} --workers {args.workers}")
+    (CHECKPOINTS / f"{args.name}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
+    (CHECKPOINTS / f"{args.name}.md").write_text(model_card(args.name, data, report, command))
+    print(report.format())
+    ok, words = beats(report)
+    print(f"\n{'beats' if ok else 'does NOT beat'} greedy: {words}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
