@@ -5,6 +5,7 @@ run per game through the command line."""
 from __future__ import annotations
 
 import ast
+import csv
 import inspect
 import os
 import subprocess
@@ -260,14 +261,17 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
     cmd = [sys.executable, "-m", "training.ppo", "--config", str(REPO / "configs" / f"{game}.yaml"),
            "--total-steps", "1024", "--steps-per-update", "512", "--num-envs", "2", "--num-workers", "1",
            "--hidden-sizes", "32", "--minibatch-size", "256", "--eval-every", "1", "--eval-games", "4",
-           "--eval-opponent", "random", "--run-dir", str(tmp_path), "--run-name", "smoke", "--no-progress"]
+           "--eval-opponent", "random", "--imitation-decisions", "64", "--imitation-epochs", "1",
+           "--run-dir", str(tmp_path), "--run-name", "smoke", "--no-progress"]
     subprocess.run(cmd, check=True, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600)
     run = tmp_path / "smoke"
     for name in ("last.pt", "best.pt", "latest.pt", "pool.pt", "config.yaml", "metrics.csv", "learning_curve.png"):
         assert (run / name).is_file(), name
     assert any((run / "tensorboard").iterdir())
-    rows = (run / "metrics.csv").read_text().splitlines()
-    assert len(rows) == 3 and rows[-1].split(",")[15] != ""  # the last update was evaluated
+    with open(run / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+    # the warm start (update 0) and two updates, each evaluated
+    assert [row["update"] for row in rows] == ["0", "1", "2"] and all(row["eval_win_rate"] for row in rows)
     env = getattr(rummy_env, f"{game}_v0").env()
     result = play_game(env, [make_agent(str(run / "best.pt"))] + [RandomAgent() for _ in range(3)], seed=3)
     assert result.decisions[0] > 0 and len(result.scores) == 4
@@ -310,7 +314,7 @@ def test_demonstrations_credit_each_seat_its_own_discounted_return():
 
 def test_imitation_makes_the_policy_play_like_the_baseline():
     config = tiny(imitation_agent="greedy", imitation_epochs=40, hidden_sizes=(128,), minibatch_size=256,
-                  learning_rate=1e-3, rules={"max_turns_per_round": 12})
+                  rules={"max_turns_per_round": 12})
     demos = play_demonstrations(config.to_dict(), 0, decisions=2000)
     torch.manual_seed(0)
     network = build_network(config, 350, 106)
@@ -376,3 +380,21 @@ def test_a_checkpoint_trained_with_features_computes_them_at_play_time(tmp_path:
     env = rummy_env.three_thirteen_v0.env(num_players=4, max_turns_per_round=20)
     result = play_game(env, [make_agent(str(path))] + [RandomAgent() for _ in range(3)], seed=2)
     assert result.decisions[0] > 0
+
+
+# ---------------------------------------------------------------- shipping
+def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
+    from rummy_env.evaluate import evaluate
+    from training.ship import beats, model_card
+
+    report = evaluate("three_thirteen", ["random", "greedy", "greedy", "greedy"], games=8, seed=1,
+                      env_kwargs={"max_turns_per_round": 20})
+    ok, words = beats(report)
+    assert not ok and "against parity 0.250" in words
+    config = tiny(num_players=4)
+    data = {"game": "three_thirteen", "observation_size": 464, "action_size": 106, "package_version": "0",
+            "rules_config": config.env_kwargs(), "config": config.to_dict(), "history": [{}],
+            "counters": {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 36.0}}
+    card = model_card("tt", data, report, "rummy-eval ...")
+    for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "rummy-eval ...", "game: three_thirteen"):
+        assert text in card

@@ -93,6 +93,8 @@ class TrainConfig:
     """Decisions of imitation_agent recorded for the warm start (whole games)."""
     imitation_epochs: int = 6
     """Passes over the recorded decisions."""
+    imitation_learning_rate: float = 1e-3
+    """Adam learning rate of the imitation (PPO then starts afresh with learning_rate)."""
 
     self_play: float = 0.5
     """Weight, for each seat beside the network's own, of the current policy (whose
@@ -152,8 +154,8 @@ class TrainConfig:
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must lie in [0, 1], not {getattr(self, name)!r}")
-        if self.learning_rate <= 0 or self.clip_coef <= 0:
-            raise ConfigError("learning_rate and clip_coef must be positive")
+        if self.learning_rate <= 0 or self.imitation_learning_rate <= 0 or self.clip_coef <= 0:
+            raise ConfigError("learning_rate, imitation_learning_rate and clip_coef must be positive")
         from rummy_env.agents import AGENT_NAMES
 
         if self.imitation_agent is not None and self.imitation_agent not in AGENT_NAMES:

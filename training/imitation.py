@@ -96,7 +96,7 @@ def imitate(network: PolicyNet, demos: Demonstrations, config: TrainConfig,
             generator: torch.Generator) -> dict[str, float]:
     """Fits the network to the demonstrations; returns the last epoch's action agreement and
     value loss (on the data it was trained on)."""
-    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.imitation_learning_rate, eps=1e-5)
     observations, masks = torch.from_numpy(demos.observations), torch.from_numpy(demos.masks)
     actions, returns = torch.from_numpy(demos.actions), torch.from_numpy(demos.returns)
     size = len(actions)

@@ -25,8 +25,11 @@ def plot_learning_curve(history: Sequence[dict[str, Any]], config: TrainConfig, 
     wins.axhline(1.0 / config.num_players, color="grey", linestyle="--", label="parity")
     wins.set(xlabel="environment steps", ylabel=f"win rate vs {config.eval_opponent}", ylim=(0, 1))
     wins.legend(loc="upper left")
-    penalty.plot(steps, [row["eval_penalty_per_round"] for row in history], marker="o")
+    penalty.plot(steps, [row["eval_penalty_per_round"] for row in history], marker="o", label="policy")
+    penalty.plot(steps, [row.get("eval_opponent_penalty_per_round") for row in history], linestyle="--",
+                 color="grey", label=config.eval_opponent)
     penalty.set(xlabel="environment steps", ylabel="mean penalty per round")
+    penalty.legend(loc="upper right")
     figure.suptitle(f"{config.game}, {config.num_players} players: policy vs {config.eval_opponent} "
                     f"in the other seats")
     figure.tight_layout()

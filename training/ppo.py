@@ -55,7 +55,7 @@ CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_
               "train_games", "train_win_rate", "train_penalty_per_round", "imitation_agreement",
               "imitation_value_loss",
               "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",
-              "eval_opponent_final_score")
+              "eval_opponent_final_score", "eval_opponent_penalty_per_round")
 
 
 # ---------------------------------------------------------------------- rollout workers
@@ -310,7 +310,8 @@ class Trainer:
         result = {"env_steps": self.counters["env_steps"], "eval_win_rate": ours.win_rate.mean,
                   "eval_win_low": ours.win_rate.low, "eval_win_high": ours.win_rate.high,
                   "eval_penalty_per_round": ours.penalty_per_round.mean,
-                  "eval_final_score": ours.final_score.mean, "eval_opponent_final_score": theirs.final_score.mean}
+                  "eval_final_score": ours.final_score.mean, "eval_opponent_final_score": theirs.final_score.mean,
+                  "eval_opponent_penalty_per_round": theirs.penalty_per_round.mean}
         self.history.append(result)
         if result["eval_win_rate"] > self.best_win_rate:
             self.best_win_rate = result["eval_win_rate"]
