@@ -8,8 +8,10 @@ import ast
 import csv
 import inspect
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -398,3 +400,29 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
     card = model_card("tt", data, report, "rummy-eval ...")
     for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "rummy-eval ...", "game: three_thirteen"):
         assert text in card
+
+
+def test_a_terminated_run_stops_its_worker_processes(tmp_path: Path):
+    cmd = [sys.executable, "-m", "training.ppo", "--num-players", "2", "--total-steps", "100000000",
+           "--steps-per-update", "256", "--num-envs", "2", "--num-workers", "2", "--hidden-sizes", "16",
+           "--eval-every", "0", "--run-dir", str(tmp_path), "--run-name", "stop", "--no-progress"]
+    run = subprocess.Popen(cmd, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    metrics = tmp_path / "stop" / "metrics.csv"
+    deadline = time.monotonic() + 120
+    while (not metrics.exists() or metrics.read_text().count("\n") < 2) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    children = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(p) == run.pid]
+    assert len(children) >= 2  # the two rollout workers (and the resource tracker)
+    run.terminate()
+    assert run.wait(timeout=30) == 128 + signal.SIGTERM
+    deadline = time.monotonic() + 10
+    while any(p.exists() for p in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(p.exists() and _parent(p) != 0 for p in children)
+
+
+def _parent(proc: Path) -> int:
+    try:
+        return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0

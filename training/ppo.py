@@ -31,6 +31,7 @@ import csv
 import math
 import multiprocessing
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -253,6 +254,7 @@ class Trainer:
                     self.pool = (self.pool + [{k: v.detach().clone() for k, v in self.network.state_dict().items()}])
                     self.pool = self.pool[-config.pool_size:]
                     workers.set_pool(self.pool)
+                    torch.save(self.pool, self.run_dir / "pool.pt")
                 row = {"update": updates, "env_steps": self.counters["env_steps"],
                        "trained_decisions": self.counters["trained_decisions"],
                        "seconds": round(self.counters["seconds"], 3), "steps_per_second": batch.env_steps / seconds,
@@ -275,7 +277,7 @@ class Trainer:
             workers.close()
             writer.close()
             csv_file.close()
-        torch.save(self.pool, self.run_dir / "pool.pt")
+        torch.save(self.pool, self.run_dir / "pool.pt")  # also when no snapshot was taken yet
         return self.run_dir
 
     def _warm_start(self, generator: torch.Generator, rows: csv.DictWriter, writer: Any) -> None:
@@ -321,6 +323,8 @@ class Trainer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # a terminated run shuts its workers down as Ctrl-C does, instead of orphaning them
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     config = parse_args(argv)
     run_dir = Trainer(config).train()
     print(f"run folder: {run_dir}")
