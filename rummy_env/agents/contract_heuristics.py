@@ -1055,13 +1055,31 @@ class ExpertContract(_ContractAgent):
     # ------------------------------------------------------------------ decisions
     def draw(self, s: _Situation) -> int:
         choice = self.draw_for_the_hand(s)
+        top_ok = ActionKind.DRAW_DISCARD in s.by_kind
         if s.stock_size == 0 and s.pile_size <= 1:
             # a stock draw now ends the round as a dead round (RULES.md, shared procedure 5)
             if self.wants_round_over(s):
                 return self.layout.DRAW_STOCK
-            if choice == self.layout.DRAW_STOCK and ActionKind.DRAW_DISCARD in s.by_kind:
+            if choice == self.layout.DRAW_STOCK and top_ok:
                 return self.layout.DRAW_DISCARD
+        if choice == self.layout.DRAW_STOCK and top_ok and self.last_turn(s) and self.lowers_hand(s, s.top):
+            return self.layout.DRAW_DISCARD  # a known card below the worst one in hand beats a gamble
         return choice
+
+    def last_turn(self, s: _Situation) -> bool:
+        """Whether the round ends before this seat's next turn: the turn cap comes first, or
+        (after this draw) stock and pile are empty, so the next stock draw ends a dead round."""
+        if s.phase != "draw" and s.stock_size + s.pile_size == 0:
+            return True
+        return s.turns + s.n >= self.reader.turn_scale
+
+    def lowers_hand(self, s: _Situation, face: int) -> bool:
+        """Whether taking ``face`` and discarding the hand's highest natural scores less."""
+        d = self.deck
+        if face < 0 or face == d.wild:
+            return False
+        highest = max((d.values[f] for f in range(d.naturals) if s.hand[f]), default=0)
+        return d.values[face] < highest
 
     def wants_round_over(self, s: _Situation) -> bool:
         """Whether the hands as they stand score this seat well below the others (their
@@ -1147,6 +1165,10 @@ class ExpertContract(_ContractAgent):
 
     def discard(self, s: _Situation, faces: list[int]) -> int:
         d = self.deck
+        if self.last_turn(s):
+            # the hand as it is now is scored: shed the most points (a wild last: it may let
+            # the next player go down and play on)
+            return min(faces, key=lambda f: (f == d.wild, -d.values[f], self.danger(s, f) > 0, f))
         if not s.down:
             rep = self.report(s)
             urgency = self.urgency(s)
