@@ -94,10 +94,10 @@ def test_rook_buys_a_card_that_completes_a_set_and_passes_on_a_useless_one(name)
 
 
 # ------------------------------------------------------------------ Contract Rummy
-def cr_env(hands, upcard, stock=(), round_no=1, dealer=3, **rules):
+def cr_env(hands, upcard, stock=(), round_no=1, dealer=3, scores=None, **rules):
     env = contract_rummy_v0.env(num_players=4, **rules)
     deck = arrange_deck(contract_rummy_cards(4), 4, dealer, hands, upcard, stock)
-    return reset_to(env, deck, dealer, round_no)
+    return reset_to(env, deck, dealer, round_no, scores=scores)
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
@@ -130,3 +130,16 @@ def test_contract_rummy_expert_on_its_last_turn_keeps_the_fewest_points():
     assert decide(env, ExpertContract) == "draw discard"
     play(env, "draw discard")
     assert decide(env, ExpertContract) == "discard AH"
+
+
+def test_contract_rummy_expert_protects_a_big_lead_in_the_last_deal():
+    """Deal 7, seat 0 leads every other total by 50: whoever goes out gains this hand's points
+    on it, so it takes 3D, below its ace, and sheds the ace. Without the lead it draws from
+    the stock (3D brings no run nearer)."""
+    hand = ["2C", "3C", "4C", "5C", "9D", "TD", "JD", "4H", "5H", "6H", "AS", "KS"]
+    level = cr_env([hand, None, None, None], upcard="3D", stock=["8S"], round_no=7, scores=[100, 100, 100, 100])
+    assert decide(level, ExpertContract) == "draw stock"
+    ahead = cr_env([hand, None, None, None], upcard="3D", stock=["8S"], round_no=7, scores=[100, 150, 160, 170])
+    assert decide(ahead, ExpertContract) == "draw discard"
+    play(ahead, "draw discard")
+    assert decide(ahead, ExpertContract) == "discard AS"
