@@ -60,6 +60,13 @@ It counts cards and weighs speed against penalty:
   a cheaper dead top discard when the stock is unlikely to bring a card that fits. With the
   stock empty and the pile down to one card, it ends the round by drawing when its hand
   scores well below the others' (``END_MARGIN``), and avoids it otherwise.
+- **Playing for points**: when only the hand's points can still count, it takes a top
+  discard below its highest card rather than draw blind, and sheds its highest card (a wild
+  last); going down (out) is still taken when offered. That is on its last turn of the round
+  (the turn cap comes before its next turn, or stock and pile are empty, so the next stock
+  draw ends a dead round), and in the last deal while it leads every other total
+  (``PROTECT_LEAD``): whoever goes out then gains this hand's points on it, so a low hand keeps
+  the win.
 - **Buy** (Toonerville Rook): only when not down and the card brings the hand a card nearer
   the contract by enough: the outlook gained must beat ``BUY_COST`` x urgency plus half a
   point per card the hand already holds over the deal (each buy adds a penalty card).
