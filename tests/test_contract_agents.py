@@ -94,10 +94,10 @@ def test_rook_buys_a_card_that_completes_a_set_and_passes_on_a_useless_one(name)
 
 
 # ------------------------------------------------------------------ Contract Rummy
-def cr_env(hands, upcard, stock=(), round_no=1, dealer=3):
-    env = contract_rummy_v0.env(num_players=4)
+def cr_env(hands, upcard, stock=(), round_no=1, dealer=3, scores=None, **rules):
+    env = contract_rummy_v0.env(num_players=4, **rules)
     deck = arrange_deck(contract_rummy_cards(4), 4, dealer, hands, upcard, stock)
-    return reset_to(env, deck, dealer, round_no)
+    return reset_to(env, deck, dealer, round_no, scores=scores)
 
 
 @pytest.mark.parametrize("name", sorted(AGENTS))
@@ -114,3 +114,32 @@ def test_contract_rummy_goes_down_with_its_biggest_melds_then_sheds_its_highest_
         play(env, moves[-1])
     assert sorted(moves) == ["meld set 7 CDHS", "meld set K CDH"]
     assert decide(env, AGENTS[name]) == "discard 9S"
+
+
+def test_contract_rummy_expert_on_its_last_turn_keeps_the_fewest_points():
+    """Deal 1, the turn cap (4 turns, 4 players) ends the round before seat 0 plays again:
+    the hand is scored as it stands. With the cap far off the expert draws from the stock
+    (2H brings no set nearer) and keeps its pairs; on its last turn it takes 2H, below its
+    aces, and sheds an ace, the most points, though the aces are a pair."""
+    hand = ["AS", "AH", "7C", "7D", "2D", "3C", "4H", "5S", "9C", "JD"]
+    env = cr_env([hand, None, None, None], upcard="2H", stock=["8S"])
+    assert decide(env, ExpertContract) == "draw stock"
+    play(env, "draw stock")
+    assert decide(env, ExpertContract) not in ("discard AS", "discard AH", "discard 7C", "discard 7D")
+    env = cr_env([hand, None, None, None], upcard="2H", stock=["8S"], max_turns_per_round=4)
+    assert decide(env, ExpertContract) == "draw discard"
+    play(env, "draw discard")
+    assert decide(env, ExpertContract) == "discard AH"
+
+
+def test_contract_rummy_expert_protects_a_big_lead_in_the_last_deal():
+    """Deal 7, seat 0 leads every other total by 50: whoever goes out gains this hand's points
+    on it, so it takes 3D, below its ace, and sheds the ace. Without the lead it draws from
+    the stock (3D brings no run nearer)."""
+    hand = ["2C", "3C", "4C", "5C", "9D", "TD", "JD", "4H", "5H", "6H", "AS", "KS"]
+    level = cr_env([hand, None, None, None], upcard="3D", stock=["8S"], round_no=7, scores=[100, 100, 100, 100])
+    assert decide(level, ExpertContract) == "draw stock"
+    ahead = cr_env([hand, None, None, None], upcard="3D", stock=["8S"], round_no=7, scores=[100, 150, 160, 170])
+    assert decide(ahead, ExpertContract) == "draw discard"
+    play(ahead, "draw discard")
+    assert decide(ahead, ExpertContract) == "discard AS"

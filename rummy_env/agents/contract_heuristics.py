@@ -60,6 +60,13 @@ It counts cards and weighs speed against penalty:
   a cheaper dead top discard when the stock is unlikely to bring a card that fits. With the
   stock empty and the pile down to one card, it ends the round by drawing when its hand
   scores well below the others' (``END_MARGIN``), and avoids it otherwise.
+- **Playing for points**: when only the hand's points can still count, it takes a top
+  discard below its highest card rather than draw blind, and sheds its highest card (a wild
+  last); going down (out) is still taken when offered. That is on its last turn of the round
+  (the turn cap comes before its next turn, or stock and pile are empty, so the next stock
+  draw ends a dead round), and in the last deal while it leads every other total
+  (``PROTECT_LEAD``): whoever goes out then gains this hand's points on it, so a low hand keeps
+  the win.
 - **Buy** (Toonerville Rook): only when not down and the card brings the hand a card nearer
   the contract by enough: the outlook gained must beat ``BUY_COST`` x urgency plus half a
   point per card the hand already holds over the deal (each buy adds a penalty card).
@@ -589,6 +596,11 @@ class _Situation:
         rows = self.observation[self.reader.offsets["discard_order"]][:depth * F].reshape(depth, F)
         return [int(f) for f in np.argmax(rows, axis=1)]
 
+    @property
+    def scores(self) -> list[int]:
+        """Every seat's total before this deal, this seat first."""
+        return [round(x * 100) for x in self.observation[self.reader.offsets["scores"]].tolist()]
+
     def buy_offer(self) -> int:
         return int(np.argmax(self.observation[self.reader.offsets["buy_offer"]]))
 
@@ -934,6 +946,9 @@ class ExpertContract(_ContractAgent):
     """Points below the others' mean hand at which ending the round now is welcome."""
     BUY_COST = 6.0
     """How much better the hand must get to buy (the card and the penalty card in hand)."""
+    PROTECT_LEAD = 1
+    """Lead over every other total, in the last deal, from which the hand plays to keep its
+    points low rather than to go out (any lead: 15, 30 and 50 measured a little worse)."""
 
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
@@ -1055,13 +1070,44 @@ class ExpertContract(_ContractAgent):
     # ------------------------------------------------------------------ decisions
     def draw(self, s: _Situation) -> int:
         choice = self.draw_for_the_hand(s)
+        top_ok = ActionKind.DRAW_DISCARD in s.by_kind
         if s.stock_size == 0 and s.pile_size <= 1:
             # a stock draw now ends the round as a dead round (RULES.md, shared procedure 5)
             if self.wants_round_over(s):
                 return self.layout.DRAW_STOCK
-            if choice == self.layout.DRAW_STOCK and ActionKind.DRAW_DISCARD in s.by_kind:
+            if choice == self.layout.DRAW_STOCK and top_ok:
                 return self.layout.DRAW_DISCARD
+        if choice == self.layout.DRAW_STOCK and top_ok and self.plays_for_points(s) and self.lowers_hand(s, s.top):
+            return self.layout.DRAW_DISCARD  # a known card below the worst one in hand beats a gamble
         return choice
+
+    def plays_for_points(self, s: _Situation) -> bool:
+        """Whether the hand should now only keep its points low: on its last turn of the
+        round, or when protecting a lead in the last deal."""
+        return self.last_turn(s) or self.protects_lead(s)
+
+    def protects_lead(self, s: _Situation) -> bool:
+        """In the last deal, with a lead of ``PROTECT_LEAD`` or more over every other total:
+        whoever goes out gains this hand's points on this seat, so a low hand keeps the
+        win even when another player goes out (and going out still comes when offered)."""
+        if s.round != self.deck.rules.num_rounds - 1:
+            return False
+        return min(s.scores[1:]) - s.scores[0] >= self.PROTECT_LEAD
+
+    def last_turn(self, s: _Situation) -> bool:
+        """Whether the round ends before this seat's next turn: the turn cap comes first, or
+        (after this draw) stock and pile are empty, so the next stock draw ends a dead round."""
+        if s.phase != "draw" and s.stock_size + s.pile_size == 0:
+            return True
+        return s.turns + s.n >= self.reader.turn_scale
+
+    def lowers_hand(self, s: _Situation, face: int) -> bool:
+        """Whether taking ``face`` and discarding the hand's highest natural scores less."""
+        d = self.deck
+        if face < 0 or face == d.wild:
+            return False
+        highest = max((d.values[f] for f in range(d.naturals) if s.hand[f]), default=0)
+        return d.values[face] < highest
 
     def wants_round_over(self, s: _Situation) -> bool:
         """Whether the hands as they stand score this seat well below the others (their
@@ -1147,6 +1193,9 @@ class ExpertContract(_ContractAgent):
 
     def discard(self, s: _Situation, faces: list[int]) -> int:
         d = self.deck
+        if self.plays_for_points(s):
+            # shed the most points (a wild last: it may let the next player go down and play on)
+            return min(faces, key=lambda f: (f == d.wild, -d.values[f], self.danger(s, f) > 0, f))
         if not s.down:
             rep = self.report(s)
             urgency = self.urgency(s)
