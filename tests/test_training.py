@@ -274,6 +274,8 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
         rows = list(csv.DictReader(f))
     # the warm start (update 0) and two updates, each evaluated
     assert [row["update"] for row in rows] == ["0", "1", "2"] and all(row["eval_win_rate"] for row in rows)
+    best = load_checkpoint(run / "best.pt")
+    assert best["history"][-1]["env_steps"] == best["counters"]["env_steps"]  # it knows its own evaluation
     env = getattr(rummy_env, f"{game}_v0").env()
     result = play_game(env, [make_agent(str(run / "best.pt"))] + [RandomAgent() for _ in range(3)], seed=3)
     assert result.decisions[0] > 0 and len(result.scores) == 4

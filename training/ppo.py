@@ -30,7 +30,6 @@ from __future__ import annotations
 import csv
 import math
 import multiprocessing
-import shutil
 import signal
 import sys
 import time
@@ -317,7 +316,7 @@ class Trainer:
         self.history.append(result)
         if result["eval_win_rate"] > self.best_win_rate:
             self.best_win_rate = result["eval_win_rate"]
-            shutil.copyfile(latest, self.run_dir / "best.pt")
+            self._save("best.pt", extra={"history": self.history})  # its history includes this evaluation
         plot_learning_curve(self.history, config, self.run_dir / "learning_curve.png")
         return {k: v for k, v in result.items() if k != "env_steps"}
 

@@ -7,7 +7,8 @@ or pool) to ``checkpoints/<name>.pt``, then plays the acceptance tournament with
 evaluation harness: the policy in one seat, ``greedy`` in every other, seats rotated, on
 deals of a seed the training never evaluated on (``--seed``, default 7; training selects
 its best checkpoint on the deals of ``eval_seed``, so those would flatter it). Writes the
-report to ``checkpoints/<name>.eval.json`` and the model card ``checkpoints/<name>.md``
+report to ``checkpoints/<name>.eval.json``, the run's learning curve beside it, and the model
+card ``checkpoints/<name>.md``
 (config, training steps and time, the table, and whether it beats greedy: win rate above
 parity with the 95% interval above parity, and a lower mean final score).
 """
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -45,21 +48,36 @@ def beats(report: Report) -> tuple[bool, str]:
     return win_ok and score_ok, words
 
 
-def model_card(name: str, data: dict, report: Report, command: str) -> str:
+def model_card(name: str, data: dict, report: Report, command: str, note: str | None = None) -> str:
     config, counters = data["config"], data["counters"]
     ok, words = beats(report)
-    hours = counters["seconds"] / 3600
+    imitation = counters.get("imitation")
+    hours = (counters["seconds"] + (imitation["seconds"] if imitation else 0.0)) / 3600
+    kept = [row for row in data["history"] if row.get("env_steps") == counters["env_steps"]]
     lines = [
         f"# `{name}.pt`: masked-PPO self-play policy for {data['game']}, {config['num_players']} players",
         "",
         f"- Observation size {data['observation_size']}, action size {data['action_size']}, rules config "
         f"`{data['rules_config']}`, package version {data['package_version']}, format `{FORMAT}`.",
-        f"- Network: trunk {list(config['hidden_sizes'])} (ReLU), policy and value heads; plays the most "
-        "probable legal action.",
-        f"- Training: {counters['env_steps']:,} environment steps ({counters['trained_decisions']:,} trained "
-        f"decisions) in {counters['updates']} updates, {hours:.2f} hours of training loop on 2 CPU cores.",
-        f"- Selected as the best of {len(data['history'])} evaluations during training (against "
-        f"`{config['eval_opponent']}`, {config['eval_games']} games each, seed {config['eval_seed']}).",
+        f"- Network: the observation plus features `{config['features']}`, a trunk {list(config['hidden_sizes'])} "
+        "(ReLU), policy and value heads; plays the most probable legal action.",
+    ]
+    if imitation:
+        lines.append(f"- Warm start: imitation of `{config['imitation_agent']}` on {imitation['imitation_decisions']:,} "
+                     f"of its decisions (agreement {imitation['imitation_agreement']:.3f} on them), "
+                     f"{imitation['seconds'] / 60:.1f} minutes.")
+    lines += [
+        f"- PPO self-play: {counters['env_steps']:,} environment steps ({counters['trained_decisions']:,} trained "
+        f"decisions) in {counters['updates']} updates; {hours:.2f} hours in all on 2 CPU cores.",
+    ]
+    if kept:
+        lines.append(f"- Kept as the best of {len(data['history'])} evaluations during training (against "
+                     f"`{config['eval_opponent']}`, {config['eval_games']} games each on the deals of seed "
+                     f"{config['eval_seed']}): update {counters['updates']}, win rate {kept[0]['eval_win_rate']:.3f}.")
+    if note:
+        lines.append(f"- {note}")
+    lines += [
+        f"- Learning curve of the run: `{name}_learning_curve.png`.",
         "",
         "## Evaluation",
         "",
@@ -95,22 +113,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2000, help="games of the acceptance tournament (default 2000)")
     ap.add_argument("--seed", type=int, default=7, help="seed of its deals (default 7)")
     ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--note", help="a line for the model card (e.g. how the run ended)")
     args = ap.parse_args(argv)
 
     data = load_checkpoint(args.run / args.checkpoint)
     target = CHECKPOINTS / f"{args.name}.pt"
     torch.save({key: data[key] for key in KEPT if key in data}, target)
     players = data["config"]["num_players"]
-    spec = f"checkpoints/{args.name}.pt"
-    agents = [str(target)] + ["greedy"] * (players - 1)
+    # the spec as the command below gives it, from the repository root
+    spec = os.path.relpath(target) if target.is_relative_to(Path.cwd()) else str(target)
+    agents = [spec] + ["greedy"] * (players - 1)
     report = evaluate(data["game"], agents, games=args.games, seed=args.seed, env_kwargs=data["rules_config"],
                       workers=args.workers, progress=True)
-    report.specs[0] = spec  # the report names the file as the command below does
-    report.agents[0].spec = spec
     command = (f"rummy-eval --game {data['game']} --agents {spec} {' '.join(['greedy'] * (players - 1))} "
                f"--games {args.games} --seed {args.seed} --workers {args.workers}")
     (CHECKPOINTS / f"{args.name}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
-    (CHECKPOINTS / f"{args.name}.md").write_text(model_card(args.name, data, report, command))
+    (CHECKPOINTS / f"{args.name}.md").write_text(model_card(args.name, data, report, command, args.note))
+    if (args.run / "learning_curve.png").exists():
+        shutil.copyfile(args.run / "learning_curve.png", CHECKPOINTS / f"{args.name}_learning_curve.png")
     print(report.format())
     ok, words = beats(report)
     print(f"\n{'beats' if ok else 'does NOT beat'} greedy: {words}")
