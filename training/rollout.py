@@ -49,7 +49,8 @@ def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_va
 
 
 class _Step:
-    """One decision of a trained seat."""
+    """One decision of a trained seat; ``observation`` is the network's input (the
+    observation and the config's features)."""
 
     __slots__ = ("observation", "mask", "action", "log_prob", "value", "reward", "done")
 
