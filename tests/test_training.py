@@ -211,6 +211,7 @@ def test_the_command_line_overrides_the_config_file():
     ({"gamma": 1.5}, ["gamma must lie in [0, 1]"]),
     ({"self_play": 0, "past_play": 0, "greedy_play": 0}, ["positive sum"]),
     ({"reward_mode": "money"}, ["reward_mode must be one of"]),
+    ({"eval_opponent": "grredy"}, ["eval_opponent: unknown agent spec 'grredy'"]),
 ])
 def test_bad_configs_are_refused_with_the_field_named(data, words):
     with pytest.raises(ConfigError) as info:
@@ -400,7 +401,8 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
             "rules_config": config.env_kwargs(), "config": config.to_dict(), "history": [{}],
             "counters": {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 36.0}}
     card = model_card("tt", data, report, "rummy-eval ...")
-    for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "rummy-eval ...", "game: three_thirteen"):
+    for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "rummy-eval ...",
+                 "game: three_thirteen"):
         assert text in card
 
 

@@ -17,6 +17,10 @@ from typing import Any, Sequence
 import tyro
 import yaml
 
+from rummy_env.agents import AGENT_NAMES, make_agent
+
+from .features import FEATURES
+
 GAMES: tuple[str, ...] = ("three_thirteen", "contract_rummy", "toonerville_rook")
 REWARD_MODES: tuple[str, ...] = ("relative", "penalty", "win")
 
@@ -156,17 +160,17 @@ class TrainConfig:
                 raise ConfigError(f"{name} must lie in [0, 1], not {getattr(self, name)!r}")
         if self.learning_rate <= 0 or self.imitation_learning_rate <= 0 or self.clip_coef <= 0:
             raise ConfigError("learning_rate, imitation_learning_rate and clip_coef must be positive")
-        from rummy_env.agents import AGENT_NAMES
-
         if self.imitation_agent is not None and self.imitation_agent not in AGENT_NAMES:
             raise ConfigError(f"imitation_agent must be one of {', '.join(AGENT_NAMES)} or None, "
                               f"not {self.imitation_agent!r}")
-        from .features import FEATURES
-
         if self.features not in FEATURES:
             raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
-        if self.features == "three_thirteen_penalties" and self.game != "three_thirteen":
-            raise ConfigError(f"features 'three_thirteen_penalties' are for three_thirteen, not {self.game}")
+        if FEATURES[self.features].game not in (None, self.game):
+            raise ConfigError(f"features {self.features!r} are for {FEATURES[self.features].game}, not {self.game}")
+        try:
+            make_agent(self.eval_opponent)  # fails now, not at the first evaluation
+        except ValueError as err:
+            raise ConfigError(f"eval_opponent: {err}") from None
         weights = self.opponent_weights()
         if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
             raise ConfigError(f"the seat weights (*_play) must be non-negative with a positive sum, not {weights}")

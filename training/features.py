@@ -28,6 +28,8 @@ class Features:
 
     name = "none"
     size = 0
+    game: str | None = None
+    """The one game the set is for (None: any)."""
 
     def __init__(self, seat: SeatInfo) -> None:
         self.seat = seat
@@ -45,11 +47,12 @@ class ThreeThirteenPenalties(Features):
 
     name = "three_thirteen_penalties"
     size = 54
+    game = "three_thirteen"
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
-        if seat.game != "three_thirteen":
-            raise ValueError(f"features {self.name!r} are for three_thirteen, not {seat.game}")
+        if seat.game != self.game:
+            raise ValueError(f"features {self.name!r} are for {self.game}, not {seat.game}")
         from rummy_env.agents.three_thirteen_heuristics import shared_solver
 
         self.solver = shared_solver(seat)
@@ -100,6 +103,3 @@ class ThreeThirteenPenalties(Features):
 
 FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties)}
 
-
-def feature_size(name: str) -> int:
-    return FEATURES[name].size

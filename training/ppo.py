@@ -44,7 +44,7 @@ from tqdm import tqdm
 from rummy_env.evaluate import evaluate
 
 from .checkpoint import build_network, check_fits, env_sizes, load_checkpoint, save_checkpoint
-from .config import TrainConfig, parse_args
+from .config import TrainConfig, config_from_dict, parse_args
 from .imitation import collect_demonstrations, imitate
 from .model import PolicyNet
 from .plot import plot_learning_curve
@@ -60,8 +60,6 @@ CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_
 
 # ---------------------------------------------------------------------- rollout workers
 def _worker_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int]) -> None:
-    from .config import config_from_dict
-
     torch.set_num_threads(1)
     cfg = config_from_dict(config)
     network = build_network(cfg, *sizes)
@@ -81,15 +79,16 @@ def _worker_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, 
 
 class RolloutWorkers:
     """``num_workers`` processes with a share of the games each (or, with 0, one collector
-    in this process); ``collect`` gathers one batch from all of them."""
+    in this process, acting with the trainer's own network); ``collect`` gathers one batch
+    from all of them."""
 
-    def __init__(self, config: TrainConfig, sizes: tuple[int, int]) -> None:
+    def __init__(self, config: TrainConfig, network: PolicyNet, sizes: tuple[int, int]) -> None:
         self.config = config
         self.local: Collector | None = None
         self.connections = []
         self.processes = []
         if config.num_workers == 0:
-            self.local = Collector(config, 0, config.num_envs, build_network(config, *sizes))
+            self.local = Collector(config, 0, config.num_envs, network)
             return
         context = multiprocessing.get_context("spawn")  # torch is not fork-safe once its threads run
         shares = np.array_split(np.arange(config.num_envs), config.num_workers)
@@ -104,7 +103,6 @@ class RolloutWorkers:
     def collect(self, network: PolicyNet) -> Batch:
         steps = self.config.steps_per_update
         if self.local is not None:
-            self.local.network.load_state_dict(network.state_dict())
             return self.local.collect(steps)
         weights = {k: v.detach().clone() for k, v in network.state_dict().items()}
         share = math.ceil(steps / len(self.connections))
@@ -218,7 +216,7 @@ class Trainer:
         """Trains until ``total_steps``; returns the run folder."""
         config = self.config
         generator = torch.Generator().manual_seed(config.seed * 1_000_003 + self.counters["updates"])
-        workers = RolloutWorkers(config, self.sizes)
+        workers = RolloutWorkers(config, self.network, self.sizes)
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(self.run_dir / "tensorboard"))

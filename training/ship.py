@@ -63,8 +63,8 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
         "(ReLU), policy and value heads; plays the most probable legal action.",
     ]
     if imitation:
-        lines.append(f"- Warm start: imitation of `{config['imitation_agent']}` on {imitation['imitation_decisions']:,} "
-                     f"of its decisions (agreement {imitation['imitation_agreement']:.3f} on them), "
+        lines.append(f"- Warm start: imitation of `{config['imitation_agent']}` on "
+                     f"{imitation['imitation_decisions']:,} of its decisions (agreement {imitation['imitation_agreement']:.3f} on them), "
                      f"{imitation['seconds'] / 60:.1f} minutes.")
     lines += [
         f"- PPO self-play: {counters['env_steps']:,} environment steps ({counters['trained_decisions']:,} trained "
