@@ -26,7 +26,7 @@ from training.checkpoint import (CheckpointError, PolicyAgent, build_network, ch
 from training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
 from training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
 from training.ppo import Trainer
-from training.features import ThreeThirteenPenalties
+from training.features import ContractPlan, ThreeThirteenPenalties
 from training.imitation import imitate, play_demonstrations
 from training.rollout import Collector, seat_gae
 
@@ -370,10 +370,61 @@ def test_three_thirteen_penalty_features_say_what_the_greedy_baseline_sees():
     assert draws > 100 and discards > 100
 
 
+@pytest.mark.parametrize("game", ["contract_rummy", "toonerville_rook"])
+def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
+    """The kind flags are the mask's; greedy, not down, takes a top discard that makes the
+    contract, discards a card whose loss costs the least deficiency, and buys only a card
+    that completes a meld."""
+    from rummy_env.actions import ActionKind
+
+    env = getattr(rummy_env, f"{game}_v0").env()
+    env.reset(seed=5)
+    raw = env.unwrapped
+    seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
+    features = ContractPlan(seats["player_0"])
+    kinds = np.array(raw.layout.kinds)
+    faces = raw.layout.card_set.num_faces
+    loss_at = ContractPlan.kinds + ContractPlan.scalars
+    greedy = {name: make_agent("greedy") for name in raw.possible_agents}
+    for name, agent in greedy.items():
+        agent.start_game(seats[name], 0)
+    rng = np.random.default_rng(0)
+    counted = dict(takes=0, discards=0, buys=0)
+    for step, name in enumerate(env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc or step > 6000:
+            break
+        observation, mask = obs["observation"], obs["action_mask"]
+        given = features(observation, mask)
+        extra = given[len(observation):]
+        assert np.array_equal(given[:len(observation)], observation) and len(extra) == features.size
+        assert np.array_equal(extra[:len(ActionKind)], [mask[kinds == k].any() for k in ActionKind])
+        choice = greedy[name].act(rummy_env.agents.Decision(observation, mask, lambda: {}))
+        legal = np.flatnonzero(mask)
+        down = extra[len(ActionKind) + 4]
+        makes, completes = extra[len(ActionKind) + 7], extra[len(ActionKind) + 8]
+        if mask[1] and not down and makes:
+            assert choice == 1
+            counted["takes"] += 1
+        if kinds[choice] == ActionKind.BUY:
+            assert completes
+            counted["buys"] += 1
+        only_discards = all(kinds[a] == ActionKind.DISCARD for a in legal)
+        if only_discards and len(legal) > 1 and not down:
+            loss = {a: extra[loss_at + raw.layout.args[a]] for a in legal}
+            assert loss[choice] == min(loss.values())
+            counted["discards"] += 1
+        env.step(int(legal[rng.integers(len(legal))]) if rng.random() < 0.5 else choice)
+    assert counted["takes"] > 0 and counted["discards"] > 100
+    assert counted["buys"] > 0 or game == "contract_rummy"
+
+
 def test_features_of_another_game_are_refused():
     with pytest.raises(ConfigError, match="'three_thirteen_penalties' are for three_thirteen, not contract_rummy"):
         config_from_dict({"game": "contract_rummy", "features": "three_thirteen_penalties"})
-    with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties"):
+    with pytest.raises(ConfigError, match="'contract_plan' are for contract_rummy and toonerville_rook, not three_thirteen"):
+        config_from_dict({"game": "three_thirteen", "features": "contract_plan"})
+    with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, contract_plan"):
         config_from_dict({"features": "magic"})
 
 

@@ -34,14 +34,19 @@ class CheckpointError(ValueError):
 
 def env_sizes(config: TrainConfig) -> tuple[int, int]:
     """The observation and action sizes of the config's game and rules."""
-    raw = getattr(rummy_env, f"{config.game}_v0").env(**config.env_kwargs()).unwrapped
+    raw = _raw_env(config)
     return raw.observer.size, raw.layout.size
+
+
+def _raw_env(config: TrainConfig):
+    return getattr(rummy_env, f"{config.game}_v0").env(**config.env_kwargs()).unwrapped
 
 
 def build_network(config: TrainConfig, observation_size: int, action_size: int) -> PolicyNet:
     """The config's network for an env of these sizes (its input: the observation, then the
     config's features)."""
-    return PolicyNet(observation_size + FEATURES[config.features].size, action_size, config.hidden_sizes)
+    feature_size = FEATURES[config.features].size_for(_raw_env(config).rules)
+    return PolicyNet(observation_size + feature_size, action_size, config.hidden_sizes)
 
 
 def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, counters: dict[str, Any],

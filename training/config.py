@@ -165,8 +165,9 @@ class TrainConfig:
                               f"not {self.imitation_agent!r}")
         if self.features not in FEATURES:
             raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
-        if FEATURES[self.features].game not in (None, self.game):
-            raise ConfigError(f"features {self.features!r} are for {FEATURES[self.features].game}, not {self.game}")
+        games = FEATURES[self.features].games
+        if games is not None and self.game not in games:
+            raise ConfigError(f"features {self.features!r} are for {' and '.join(games)}, not {self.game}")
         try:
             make_agent(self.eval_opponent)  # fails now, not at the first evaluation
         except ValueError as err:

@@ -14,13 +14,31 @@ game's values; ``rummy_env.melds`` via the baselines' ``HandPenalties``):
 - ``pen(H) / 100``;
 - at a draw with a top discard ``t``: ``(pen(H) - min_d pen(H + t - d)) / 10``, what taking
   it and then the best allowed discard saves (else 0).
+
+``contract_plan`` (Contract Rummy and Toonerville Rook; 21 + 5 x faces numbers), from the
+baselines' partial-contract planner (``rummy_env.agents.contract_heuristics``) and the mask:
+
+- per action kind (11): whether the mask allows one (so the network sees, say, that the
+  contract can be made now: it cannot read that off the mask, which only filters its logits);
+- the hand's deficiency (cards still missing for the contract, at most 10) / 10, its outs (faces that
+  would fill a gap) / 20 and their copies that may still come / 20, its penalty / 100,
+  whether it is down;
+- the card on offer (the top discard; at a buy question, the card offered): whether there
+  is one, the change in deficiency were it added (-3..3, / 3), whether it makes the
+  contract, completes a meld of the contract's kinds, fits a meld on the table;
+- per face: what discarding it costs in deficiency (0..3, / 3, held faces only), whether it
+  is in every best structure (core), in one at most a card worse (near), whether it fits a
+  meld on the table, and the share of its copies that may still come to the hand.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.agents import SeatInfo
+from rummy_env.actions import ActionKind
+from rummy_env.agents import Decision, SeatInfo
+from rummy_env.agents.contract_heuristics import _bits
+from rummy_env.rules import GameRules
 
 
 class Features:
@@ -28,11 +46,18 @@ class Features:
 
     name = "none"
     size = 0
-    game: str | None = None
-    """The one game the set is for (None: any)."""
+    games: tuple[str, ...] | None = None
+    """The games the set is for (None: any)."""
 
     def __init__(self, seat: SeatInfo) -> None:
+        if self.games is not None and seat.game not in self.games:
+            raise ValueError(f"features {self.name!r} are for {' and '.join(self.games)}, not {seat.game}")
         self.seat = seat
+
+    @classmethod
+    def size_for(cls, rules: GameRules) -> int:
+        """How many numbers the set appends for a game of these rules."""
+        return cls.size
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.zeros(0, np.float32)
@@ -47,12 +72,10 @@ class ThreeThirteenPenalties(Features):
 
     name = "three_thirteen_penalties"
     size = 54
-    game = "three_thirteen"
+    games = ("three_thirteen",)
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
-        if seat.game != self.game:
-            raise ValueError(f"features {self.name!r} are for {self.game}, not {seat.game}")
         from rummy_env.agents.three_thirteen_heuristics import shared_solver
 
         self.solver = shared_solver(seat)
@@ -101,5 +124,75 @@ class ThreeThirteenPenalties(Features):
         return out
 
 
-FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties)}
+class ContractPlan(Features):
+    """See the module docstring."""
+
+    name = "contract_plan"
+    games = ("contract_rummy", "toonerville_rook")
+    kinds = len(ActionKind)
+    scalars = 10
+
+    @classmethod
+    def size_for(cls, rules: GameRules) -> int:
+        return cls.kinds + cls.scalars + 5 * rules.deck.card_set.num_faces
+
+    def __init__(self, seat: SeatInfo) -> None:
+        super().__init__(seat)
+        from rummy_env.agents.contract_heuristics import GreedyContract
+
+        self.reader = GreedyContract()  # reads a decision as the baselines do; never acts
+        self.reader.start_game(seat, None)
+        self.deck = self.reader.deck
+        self.faces = self.deck.card_set.num_faces
+        self.size = self.size_for(seat.rules)
+        kinds = seat.layout.kinds
+        starts = [a for a in range(len(kinds)) if a == 0 or kinds[a] != kinds[a - 1]]
+        self.runs = [(kinds[a], a, b) for a, b in zip(starts, starts[1:] + [len(kinds)])]  # ids of one kind
+        self.copies = np.array(self.deck.copies, np.float32)
+
+    def __call__(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.concatenate([observation, self.compute(observation, mask)])
+
+    def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.size, np.float32)
+        for kind, start, stop in self.runs:
+            if mask[start:stop].any():
+                out[kind] = 1.0
+        agent, deck, F = self.reader, self.deck, self.faces
+        s = agent.situation(Decision(observation, mask, dict))
+        report = agent.report(s)
+        live = s.live
+        at = self.kinds
+        deficiency = min(report.deficiency, 10)  # the planner says 99 when no structure is left
+        out[at] = deficiency / 10
+        outs = list(_bits(report.outs))
+        out[at + 1] = len(outs) / 20
+        out[at + 2] = sum(live[f] for f in outs) / 20
+        out[at + 3] = agent.penalty([f for f in range(F) for _ in range(s.hand[f])]) / 100
+        out[at + 4] = s.down
+        offer = s.buy_offer() if s.phase == "buy" else s.top
+        if offer >= 0:
+            out[at + 5] = 1.0
+            gain = min(agent.report(s, [offer]).deficiency, 10) - deficiency
+            out[at + 6] = max(-3, min(3, gain)) / 3
+            out[at + 7] = agent.can_go_down_with(s, [offer])
+            out[at + 8] = agent.forms_meld(s, offer)
+            out[at + 9] = agent.fits_table(s, offer)
+        at += self.scalars
+        for f in range(F):
+            if s.hand[f]:
+                loss = min(report.without(f, deck.wild)[0], 10) - deficiency
+                out[at + f] = max(0, min(3, loss)) / 3
+        for f in _bits(report.core):
+            out[at + F + f] = 1.0
+        for f in _bits(report.near):
+            out[at + 2 * F + f] = 1.0
+        if s.table:
+            for f in range(F):
+                out[at + 3 * F + f] = agent.fits_table(s, f)
+        out[at + 4 * F:] = np.array(live, np.float32) / self.copies
+        return out
+
+
+FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ContractPlan)}
 

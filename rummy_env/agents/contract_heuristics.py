@@ -669,8 +669,12 @@ class _ContractAgent(Agent):
         self.layout = seat.layout
         self.melds_after_down = seat.rules.contract_play.melds_after_down
 
+    def situation(self, decision: Decision) -> _Situation:
+        """The decision as this agent reads it (the training features read it too)."""
+        return _Situation(self, decision)
+
     def act(self, decision: Decision) -> int:
-        s = _Situation(self, decision)
+        s = self.situation(decision)
         self.remember(s)
         if s.phase == "buy":
             return self.buy_answer(s)
