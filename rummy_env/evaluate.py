@@ -28,6 +28,7 @@ import importlib.metadata
 import json
 import math
 import multiprocessing
+import os
 import platform
 import statistics
 import sys
@@ -281,8 +282,19 @@ class Table:
 _worker_table: Table | None = None
 
 
+# A worker plays one game at a time on one core. Math libraries (torch, for a checkpoint
+# agent) would otherwise start a thread per core in every worker, and the workers' threads
+# then spin against each other: a trained policy's tournament ran eight times slower.
+_WORKER_THREAD_LIMITS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
 def _start_worker(game: str, specs: list[str], env_kwargs: dict[str, Any]) -> None:
     global _worker_table
+    for name in _WORKER_THREAD_LIMITS:  # read when those libraries load: before the agents are built
+        os.environ.setdefault(name, "1")
+    torch = sys.modules.get("torch")  # already loaded, as by the parent's main module under spawn
+    if torch is not None:
+        torch.set_num_threads(1)
     _worker_table = Table(game, specs, env_kwargs)
 
 

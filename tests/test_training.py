@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import csv
 import inspect
+import json
 import os
 import signal
 import subprocess
@@ -455,6 +456,39 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
     for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "rummy-eval ...",
                  "game: three_thirteen"):
         assert text in card
+
+
+def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path: Path, monkeypatch):
+    from training import ship
+
+    config = tiny(num_players=4)
+    run = tmp_path / "run"
+    run.mkdir()
+    network = build_network(config, 464, 106)
+    counters = {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 1.0}
+    save_checkpoint(run / "best.pt", network, config, counters, extra={"history": [{"env_steps": 10, "eval_win_rate": 0.3}]})
+    monkeypatch.setattr(ship, "CHECKPOINTS", tmp_path)
+    ship.main([str(run), "--name", "tiny", "--games", "4", "--workers", "1"])
+    shipped = load_checkpoint(tmp_path / "tiny.pt")
+    assert all(w.dtype == torch.float16 for w in shipped["weights"].values())
+    assert (tmp_path / "tiny.md").is_file() and (tmp_path / "tiny.eval.json").is_file()
+    agent = PolicyAgent(tmp_path / "tiny.pt")  # loads into float32 parameters
+    assert all(p.dtype == torch.float32 for p in agent.network.parameters())
+    for name, weights in network.state_dict().items():
+        assert torch.allclose(agent.network.state_dict()[name], weights, atol=1e-3)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "checkpoints").glob("*.pt")), ids=lambda p: p.stem)
+def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(path: Path):
+    data = load_checkpoint(path)
+    assert path.stat().st_size < 4_000_000  # "a few MB at most"
+    players = data["config"]["num_players"]
+    env = getattr(rummy_env, f"{data['game']}_v0").env(**data["rules_config"])
+    result = play_game(env, [make_agent(str(path))] + [make_agent("greedy") for _ in range(players - 1)], seed=0)
+    assert result.decisions[0] > 0
+    assert "**Beats greedy**" in path.with_suffix(".md").read_text()
+    report = json.loads(path.with_name(f"{path.stem}.eval.json").read_text())
+    assert len(report["games"]) >= 2000 and report["settings"]["agents"][1:] == ["greedy"] * (players - 1)
 
 
 def test_a_terminated_run_stops_its_worker_processes(tmp_path: Path):

@@ -2,8 +2,8 @@
 
     python -m training.ship runs/three_thirteen-s1 --name three_thirteen --games 2000 --workers 2
 
-Copies the run's ``best.pt`` (weights, config, counters and evaluation history; no optimiser
-or pool) to ``checkpoints/<name>.pt``, then plays the acceptance tournament with the
+Copies the run's ``best.pt`` (weights, stored as float16, config, counters and evaluation
+history; no optimiser or pool) to ``checkpoints/<name>.pt``, then plays the acceptance tournament with the
 evaluation harness: the policy in one seat, ``greedy`` in every other, seats rotated, on
 deals of a seed the training never evaluated on (``--seed``, default 7; training selects
 its best checkpoint on the deals of ``eval_seed``, so those would flatter it). Writes the
@@ -43,7 +43,8 @@ def beats(report: Report) -> tuple[bool, str]:
     low = ours.win_rate.low
     win_ok = ours.win_rate.mean > parity and low is not None and low > parity
     score_ok = ours.final_score.mean < theirs.final_score.mean
-    words = (f"win rate {ours.win_rate.mean:.3f} (95% interval from {low:.3f}) against parity {parity:.3f}; "
+    interval = f"95% interval from {low:.3f}" if low is not None else "no interval: a single block"
+    words = (f"win rate {ours.win_rate.mean:.3f} ({interval}) against parity {parity:.3f}; "
              f"mean final score {ours.final_score.mean:.1f} against {theirs.final_score.mean:.1f}")
     return win_ok and score_ok, words
 
@@ -60,7 +61,7 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
         f"- Observation size {data['observation_size']}, action size {data['action_size']}, rules config "
         f"`{data['rules_config']}`, package version {data['package_version']}, format `{FORMAT}`.",
         f"- Network: the observation plus features `{config['features']}`, a trunk {list(config['hidden_sizes'])} "
-        "(ReLU), policy and value heads; plays the most probable legal action.",
+        "(ReLU), policy and value heads, weights stored as float16; plays the most probable legal action.",
     ]
     if imitation:
         lines.append(f"- Warm start: imitation of `{config['imitation_agent']}` on "
@@ -118,7 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     data = load_checkpoint(args.run / args.checkpoint)
     target = CHECKPOINTS / f"{args.name}.pt"
-    torch.save({key: data[key] for key in KEPT if key in data}, target)
+    shipped = {key: data[key] for key in KEPT if key in data}
+    # float16 halves the file (loading copies into float32); the tournament below plays these weights
+    shipped["weights"] = {k: v.half() if v.is_floating_point() else v for k, v in data["weights"].items()}
+    torch.save(shipped, target)
     players = data["config"]["num_players"]
     # the spec as the command below gives it, from the repository root
     spec = os.path.relpath(target) if target.is_relative_to(Path.cwd()) else str(target)
