@@ -213,6 +213,7 @@ def test_the_command_line_overrides_the_config_file():
     ({"self_play": 0, "past_play": 0, "greedy_play": 0}, ["positive sum"]),
     ({"reward_mode": "money"}, ["reward_mode must be one of"]),
     ({"eval_opponent": "grredy"}, ["eval_opponent: unknown agent spec 'grredy'"]),
+    ({"imitation_opponent": "grredy"}, ["imitation_opponent must be one of random, greedy, expert", "'grredy'"]),
 ])
 def test_bad_configs_are_refused_with_the_field_named(data, words):
     with pytest.raises(ConfigError) as info:
@@ -284,15 +285,18 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
 
 
 # ---------------------------------------------------------------- the imitation warm start
-def test_demonstrations_credit_each_seat_its_own_discounted_return():
+@pytest.mark.parametrize("opponent", [None, "random"])
+def test_demonstrations_credit_each_seat_its_own_discounted_return(opponent: str | None):
     """gamma = 1: a seat's return at its first decision of the game is its total relative
-    reward, (table mean - own final score) / 100; checked by replaying the same game."""
-    config = tiny(imitation_agent="greedy", gamma=1.0, rules={"max_turns_per_round": 12})
+    reward, (table mean - own final score) / 100; checked by replaying the same game. With
+    an opponent, the first game records seat 0 only, and the opponent plays seat 1."""
+    config = tiny(imitation_agent="greedy", imitation_opponent=opponent, gamma=1.0, rules={"max_turns_per_round": 12})
     demos = play_demonstrations(config.to_dict(), 0, decisions=1)  # whole games: exactly one here
     rng = np.random.default_rng([config.seed, 10_000])
     env = rummy_env.three_thirteen_v0.env(num_players=2, max_turns_per_round=12)
     deal = int(rng.integers(2**31 - 1))
-    agents = [make_agent("greedy"), make_agent("greedy")]
+    agents = [make_agent("greedy"), make_agent(opponent or "greedy")]
+    recorded = {0} if opponent else {0, 1}
     seeds = [int(rng.integers(2**31 - 1)) for _ in agents]
     env.reset(seed=deal)
     raw = env.unwrapped
@@ -306,13 +310,14 @@ def test_demonstrations_credit_each_seat_its_own_discounted_return():
             env.step(None)
             continue
         seat = raw._seat[name]
-        first_decision.setdefault(seat, k)
         action = agents[seat].act(rummy_env.agents.Decision(obs["observation"], obs["action_mask"],
                                                             lambda name=name: raw.describe(name)))
-        assert action == demos.actions[k]
+        if seat in recorded:
+            first_decision.setdefault(seat, k)
+            assert action == demos.actions[k]
+            k += 1
         env.step(action)
-        k += 1
-    assert k == len(demos.actions)
+    assert k == len(demos.actions) and set(first_decision) == recorded
     scores = raw.game_state.scores
     for seat, index in first_decision.items():
         assert demos.returns[index] == pytest.approx((sum(scores) / 2 - scores[seat]) / 100, abs=1e-5)

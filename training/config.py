@@ -93,6 +93,11 @@ class TrainConfig:
     imitation_agent: str | None = None
     """A baseline spec (e.g. 'expert') whose play the policy imitates before PPO starts
     (None: PPO starts from the initial, near-uniform policy)."""
+    imitation_opponent: str | None = None
+    """A baseline spec for the other seats while imitation_agent is recorded: one seat per
+    game (rotating) plays imitation_agent and only its decisions are recorded, so the
+    demonstrations show the positions such opponents lead to (None: imitation_agent in
+    every seat, every decision recorded)."""
     imitation_decisions: int = 300_000
     """Decisions of imitation_agent recorded for the warm start (whole games)."""
     imitation_epochs: int = 6
@@ -160,9 +165,10 @@ class TrainConfig:
                 raise ConfigError(f"{name} must lie in [0, 1], not {getattr(self, name)!r}")
         if self.learning_rate <= 0 or self.imitation_learning_rate <= 0 or self.clip_coef <= 0:
             raise ConfigError("learning_rate, imitation_learning_rate and clip_coef must be positive")
-        if self.imitation_agent is not None and self.imitation_agent not in AGENT_NAMES:
-            raise ConfigError(f"imitation_agent must be one of {', '.join(AGENT_NAMES)} or None, "
-                              f"not {self.imitation_agent!r}")
+        for name in ("imitation_agent", "imitation_opponent"):
+            if getattr(self, name) is not None and getattr(self, name) not in AGENT_NAMES:
+                raise ConfigError(f"{name} must be one of {', '.join(AGENT_NAMES)} or None, "
+                                  f"not {getattr(self, name)!r}")
         if self.features not in FEATURES:
             raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
         games = FEATURES[self.features].games

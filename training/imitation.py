@@ -1,9 +1,10 @@
 """An optional warm start before PPO: imitation of a baseline agent.
 
 With ``imitation_agent`` set (e.g. ``expert``), the trainer first plays games with that
-agent in every seat, recording each decision (observation, mask, action) and the deciding
-seat's discounted return (rewards credited to each seat's last decision, as in PPO), then
-fits the policy head to the agent's actions (cross-entropy over the legal actions) and the
+agent in every seat (or, with ``imitation_opponent``, in one seat per game and the opponent
+in the others: the positions the policy will meet against that opponent), recording each of
+its decisions (observation, mask, action) and the deciding seat's discounted return
+(rewards credited to each seat's last decision, as in PPO), then fits the policy head to the agent's actions (cross-entropy over the legal actions) and the
 value head to the returns. PPO self-play then starts from a policy that already plays
 like the baseline, instead of from uniform play.
 """
@@ -45,12 +46,17 @@ def play_demonstrations(config: dict, stream: int, decisions: int) -> Demonstrat
     rng = np.random.default_rng([cfg.seed, 10_000 + stream])
     env = getattr(rummy_env, f"{cfg.game}_v0").env(**cfg.env_kwargs()).unwrapped
     names = env.possible_agents
-    agents = [make_agent(cfg.imitation_agent) for _ in names]
+    imitated = [make_agent(cfg.imitation_agent) for _ in names]
+    opponents = [make_agent(cfg.imitation_opponent) for _ in names] if cfg.imitation_opponent else imitated
     features = FEATURES[cfg.features](SeatInfo.of(env, names[0]))
     observations, masks, actions, rewards, seats = [], [], [], [], []
     returns: list[float] = []
+    games = 0
     while len(actions) < decisions:
         env.reset(seed=int(rng.integers(2**31 - 1)))
+        recorded = {games % len(names)} if cfg.imitation_opponent else set(range(len(names)))
+        games += 1
+        agents = [imitated[seat] if seat in recorded else opponents[seat] for seat in range(len(names))]
         for seat, agent in enumerate(agents):
             agent.start_game(SeatInfo.of(env, names[seat]), int(rng.integers(2**31 - 1)))
         first = len(actions)
@@ -61,14 +67,15 @@ def play_demonstrations(config: dict, stream: int, decisions: int) -> Demonstrat
             obs = env.observe(name)
             action = agents[seat].act(Decision(obs["observation"], obs["action_mask"],
                                                lambda name=name: env.describe(name)))
-            last_of_seat[seat] = len(actions)
-            observations.append(features(obs["observation"], obs["action_mask"]))
-            masks.append(obs["action_mask"])
-            actions.append(action)
-            rewards.append(0.0)
-            seats.append(seat)
+            if seat in recorded:
+                last_of_seat[seat] = len(actions)
+                observations.append(features(obs["observation"], obs["action_mask"]))
+                masks.append(obs["action_mask"])
+                actions.append(action)
+                rewards.append(0.0)
+                seats.append(seat)
             env.step(action)
-            for other, index in enumerate(last_of_seat):
+            for other, index in enumerate(last_of_seat):  # a round may end on anyone's step
                 if index >= 0:
                     rewards[index] += env.rewards[names[other]]
         following = [0.0] * len(names)
