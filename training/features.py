@@ -20,9 +20,9 @@ baselines' partial-contract planner (``rummy_env.agents.contract_heuristics``) a
 
 - per action kind (11): whether the mask allows one (so the network sees, say, that the
   contract can be made now: it cannot read that off the mask, which only filters its logits);
-- the hand's deficiency (cards still missing for the contract, at most 10) / 10, its outs (faces that
-  would fill a gap) / 20 and their copies that may still come / 20, its penalty / 100,
-  whether it is down;
+- the hand's deficiency (cards still missing for the contract, at most 10) / 10, its outs
+  (faces that would fill a gap) / 20 and their copies that may still come / 20, its
+  penalty / 100, whether it is down;
 - the card on offer (the top discard; at a buy question, the card offered): whether there
   is one, the change in deficiency were it added (-3..3, / 3), whether it makes the
   contract, completes a meld of the contract's kinds, fits a meld on the table;

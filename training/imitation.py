@@ -4,9 +4,10 @@ With ``imitation_agent`` set (e.g. ``expert``), the trainer first plays games wi
 agent in every seat (or, with ``imitation_opponent``, in one seat per game and the opponent
 in the others: the positions the policy will meet against that opponent), recording each of
 its decisions (observation, mask, action) and the deciding seat's discounted return
-(rewards credited to each seat's last decision, as in PPO), then fits the policy head to the agent's actions (cross-entropy over the legal actions) and the
-value head to the returns. PPO self-play then starts from a policy that already plays
-like the baseline, instead of from uniform play.
+(rewards credited to each seat's last decision, as in PPO), then fits the policy head to
+the agent's actions (cross-entropy over the legal actions) and the value head to the
+returns. PPO self-play then starts from a policy that already plays like the baseline,
+instead of from uniform play.
 """
 
 from __future__ import annotations

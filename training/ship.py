@@ -3,14 +3,14 @@
     python -m training.ship runs/three_thirteen-s1 --name three_thirteen --games 2000 --workers 2
 
 Copies the run's ``best.pt`` (weights, stored as float16, config, counters and evaluation
-history; no optimiser or pool) to ``checkpoints/<name>.pt``, then plays the acceptance tournament with the
-evaluation harness: the policy in one seat, ``greedy`` in every other, seats rotated, on
-deals of a seed the training never evaluated on (``--seed``, default 7; training selects
-its best checkpoint on the deals of ``eval_seed``, so those would flatter it). Writes the
-report to ``checkpoints/<name>.eval.json``, the run's learning curve beside it, and the model
-card ``checkpoints/<name>.md``
-(config, training steps and time, the table, and whether it beats greedy: win rate above
-parity with the 95% interval above parity, and a lower mean final score).
+history; no optimiser or pool) to ``checkpoints/<name>.pt``, then plays the acceptance
+tournament with the evaluation harness: the policy in one seat, ``greedy`` in every other,
+seats rotated, on deals of a seed the training never evaluated on (``--seed``, default 7;
+training selects its best checkpoint on the deals of ``eval_seed``, so those would flatter
+it). Writes the report to ``checkpoints/<name>.eval.json``, the run's learning curve beside
+it, and the model card ``checkpoints/<name>.md`` (config, training steps and time, the
+table, and whether it beats greedy: win rate above parity with the 95% interval above
+parity, and a lower mean final score).
 """
 
 from __future__ import annotations
