@@ -37,7 +37,7 @@ import numpy as np
 
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
-from rummy_env.agents.contract_heuristics import _bits
+from rummy_env.agents.contract_heuristics import GreedyContract, _bits
 from rummy_env.rules import GameRules
 
 
@@ -64,7 +64,9 @@ class Features:
 
     def __call__(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The network's input: the observation, then the features."""
-        return observation
+        if not self.size:
+            return observation  # no copy when there is nothing to add
+        return np.concatenate([observation, self.compute(observation, mask)])
 
 
 class ThreeThirteenPenalties(Features):
@@ -95,9 +97,6 @@ class ThreeThirteenPenalties(Features):
         if hands is None:
             hands = self.by_wild_rank[wild_rank] = HandPenalties(self.solver, self.seat.rules.rank_penalties, wild_rank)
         return hands
-
-    def __call__(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return np.concatenate([observation, self.compute(observation, mask)])
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, np.float32)
@@ -138,8 +137,6 @@ class ContractPlan(Features):
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
-        from rummy_env.agents.contract_heuristics import GreedyContract
-
         self.reader = GreedyContract()  # reads a decision as the baselines do; never acts
         self.reader.start_game(seat, None)
         self.deck = self.reader.deck
@@ -149,9 +146,6 @@ class ContractPlan(Features):
         starts = [a for a in range(len(kinds)) if a == 0 or kinds[a] != kinds[a - 1]]
         self.runs = [(kinds[a], a, b) for a, b in zip(starts, starts[1:] + [len(kinds)])]  # ids of one kind
         self.copies = np.array(self.deck.copies, np.float32)
-
-    def __call__(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        return np.concatenate([observation, self.compute(observation, mask)])
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, np.float32)
