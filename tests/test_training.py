@@ -214,6 +214,7 @@ def test_the_command_line_overrides_the_config_file():
     ({"reward_mode": "money"}, ["reward_mode must be one of"]),
     ({"eval_opponent": "grredy"}, ["eval_opponent: unknown agent spec 'grredy'"]),
     ({"imitation_opponent": "grredy"}, ["imitation_opponent must be one of random, greedy, expert", "'grredy'"]),
+    ({"imitation_rounds": 0}, ["imitation_rounds must be a positive integer"]),
 ])
 def test_bad_configs_are_refused_with_the_field_named(data, words):
     with pytest.raises(ConfigError) as info:
@@ -321,6 +322,55 @@ def test_demonstrations_credit_each_seat_its_own_discounted_return(opponent: str
     scores = raw.game_state.scores
     for seat, index in first_decision.items():
         assert demos.returns[index] == pytest.approx((sum(scores) / 2 - scores[seat]) / 100, abs=1e-5)
+
+
+def test_a_dagger_round_plays_the_network_and_labels_with_the_baseline():
+    """With weights, the network plays the recorded seat (its most probable action) and the
+    baseline, shown every decision, only labels it: replayed with the same streams, the
+    baseline's choices are the labels and the network's the actions played."""
+    config = tiny(imitation_agent="greedy", imitation_opponent="random", rules={"max_turns_per_round": 12})
+    torch.manual_seed(0)
+    network = build_network(config, 350, 106).eval()
+    demos = play_demonstrations(config.to_dict(), 0, decisions=1, weights=network.state_dict())
+    rng = np.random.default_rng([config.seed, 10_000])
+    env = rummy_env.three_thirteen_v0.env(num_players=2, max_turns_per_round=12)
+    deal = int(rng.integers(2**31 - 1))
+    agents = [make_agent("greedy"), make_agent("random")]
+    seeds = [int(rng.integers(2**31 - 1)) for _ in agents]
+    env.reset(seed=deal)
+    raw = env.unwrapped
+    for seat, agent in enumerate(agents):
+        agent.start_game(rummy_env.agents.SeatInfo.of(raw, raw.possible_agents[seat]), seeds[seat])
+    k = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = raw._seat[name]
+        action = agents[seat].act(rummy_env.agents.Decision(obs["observation"], obs["action_mask"],
+                                                            lambda name=name: raw.describe(name)))
+        if seat == 0:
+            assert action == demos.actions[k]
+            with torch.no_grad():
+                dist, _ = network(torch.from_numpy(obs["observation"]).unsqueeze(0),
+                                  torch.from_numpy(obs["action_mask"].astype(bool)).unsqueeze(0))
+            action = int(dist.mode()[0])
+            assert action == demos.played[k] and obs["action_mask"][action]
+            k += 1
+        env.step(action)
+    assert k == len(demos.actions)
+    assert (demos.played != demos.actions).any()  # an untrained network does not play like greedy
+
+
+def test_dagger_rounds_refit_on_every_round_and_log_the_networks_agreement(tmp_path: Path):
+    config = tiny(imitation_agent="greedy", imitation_decisions=300, imitation_rounds=3, imitation_epochs=1,
+                  run_dir=str(tmp_path), run_name="dagger", total_steps=512)
+    run = Trainer(config).train()
+    rounds = load_checkpoint(run / "last.pt")["counters"]["imitation"]["rounds"]
+    assert len(rounds) == 3 and "policy_agreement" not in rounds[0]
+    assert rounds[0]["decisions"] < rounds[1]["decisions"] < rounds[2]["decisions"]
+    assert all(0.0 <= r["policy_agreement"] <= 1.0 for r in rounds[1:])
 
 
 def test_imitation_makes_the_policy_play_like_the_baseline():

@@ -99,7 +99,11 @@ class TrainConfig:
     demonstrations show the positions such opponents lead to (None: imitation_agent in
     every seat, every decision recorded)."""
     imitation_decisions: int = 300_000
-    """Decisions of imitation_agent recorded for the warm start (whole games)."""
+    """Decisions of imitation_agent recorded for the warm start (whole games), per round."""
+    imitation_rounds: int = 1
+    """Rounds of the warm start. The first records imitation_agent's own play; each further
+    one (DAgger) records the network fitted so far playing those seats, labelled with
+    imitation_agent's choices, and refits the network on every round's decisions."""
     imitation_epochs: int = 6
     """Passes over the recorded decisions."""
     imitation_learning_rate: float = 1e-3
@@ -149,7 +153,7 @@ class TrainConfig:
             raise ConfigError(f"reward_mode must be one of {', '.join(REWARD_MODES)}, not {self.reward_mode!r}")
         positive = ("num_players", "total_steps", "steps_per_update", "num_envs", "update_epochs",
                     "minibatch_size", "snapshot_every", "pool_size", "eval_games", "torch_threads",
-                    "imitation_decisions", "imitation_epochs")
+                    "imitation_decisions", "imitation_rounds", "imitation_epochs")
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

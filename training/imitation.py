@@ -8,6 +8,13 @@ its decisions (observation, mask, action) and the deciding seat's discounted ret
 the agent's actions (cross-entropy over the legal actions) and the value head to the
 returns. PPO self-play then starts from a policy that already plays like the baseline,
 instead of from uniform play.
+
+With ``imitation_rounds`` above 1 the warm start is DAgger (Ross, Gordon and Bagnell,
+2011): each further round plays the recorded seats with the network fitted so far (its
+most probable action, as ``PolicyAgent`` plays) while the baseline, shown every decision,
+labels each one with its own choice; the network is then fitted again on every round's
+decisions. A policy that only saw the baseline's own games drifts, at play time, into
+positions the baseline never reaches; these rounds teach it what to do there.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import torch
 import rummy_env
 from rummy_env.agents import Decision, SeatInfo, make_agent
 
+from .checkpoint import build_network
 from .config import TrainConfig, config_from_dict
 from .features import FEATURES
 from .model import PolicyNet
@@ -32,17 +40,22 @@ class Demonstrations:
     observations: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
+    """The imitated agent's choice at each decision: the label."""
     returns: np.ndarray
+    played: np.ndarray
+    """The action taken there: the label, or the network's choice in a DAgger round."""
 
     @classmethod
     def concatenate(cls, parts: list["Demonstrations"]) -> "Demonstrations":
         return cls(*(np.concatenate([getattr(p, name) for p in parts])
-                     for name in ("observations", "masks", "actions", "returns")))
+                     for name in ("observations", "masks", "actions", "returns", "played")))
 
 
-def play_demonstrations(config: dict, stream: int, decisions: int) -> Demonstrations:
-    """Games of ``imitation_agent`` in every seat until ``decisions`` decisions are recorded
-    (whole games only)."""
+def play_demonstrations(config: dict, stream: int, decisions: int,
+                        weights: dict[str, torch.Tensor] | None = None) -> Demonstrations:
+    """Games with ``imitation_agent`` in the recorded seats until ``decisions`` decisions
+    are recorded (whole games only). With ``weights``, a network of the config with those
+    weights plays the recorded seats, and ``imitation_agent`` only labels their decisions."""
     cfg = config_from_dict(config)
     rng = np.random.default_rng([cfg.seed, 10_000 + stream])
     env = getattr(rummy_env, f"{cfg.game}_v0").env(**cfg.env_kwargs()).unwrapped
@@ -50,7 +63,13 @@ def play_demonstrations(config: dict, stream: int, decisions: int) -> Demonstrat
     imitated = [make_agent(cfg.imitation_agent) for _ in names]
     opponents = [make_agent(cfg.imitation_opponent) for _ in names] if cfg.imitation_opponent else imitated
     features = FEATURES[cfg.features](SeatInfo.of(env, names[0]))
-    observations, masks, actions, rewards, seats = [], [], [], [], []
+    network = None
+    if weights is not None:
+        torch.set_num_threads(1)  # one decision at a time: threads would only contend
+        network = build_network(cfg, env.observer.size, env.layout.size)
+        network.load_state_dict(weights)
+        network.eval()
+    observations, masks, actions, rewards, seats, played = [], [], [], [], [], []
     returns: list[float] = []
     games = 0
     while len(actions) < decisions:
@@ -66,13 +85,17 @@ def play_demonstrations(config: dict, stream: int, decisions: int) -> Demonstrat
             name = env.agent_selection
             seat = env._seat[name]
             obs = env.observe(name)
-            action = agents[seat].act(Decision(obs["observation"], obs["action_mask"],
-                                               lambda name=name: env.describe(name)))
+            label = action = agents[seat].act(Decision(obs["observation"], obs["action_mask"],
+                                                       lambda name=name: env.describe(name)))
             if seat in recorded:
                 last_of_seat[seat] = len(actions)
-                observations.append(features(obs["observation"], obs["action_mask"]))
+                observation = features(obs["observation"], obs["action_mask"])
+                if network is not None:
+                    action = _most_probable(network, observation, obs["action_mask"])
+                observations.append(observation)
                 masks.append(obs["action_mask"])
-                actions.append(action)
+                actions.append(label)
+                played.append(action)
                 rewards.append(0.0)
                 seats.append(seat)
             env.step(action)
@@ -86,17 +109,29 @@ def play_demonstrations(config: dict, stream: int, decisions: int) -> Demonstrat
             game_returns[k - first] = following[seats[k]]
         returns += game_returns
     return Demonstrations(np.stack(observations), np.stack(masks).astype(bool), np.array(actions, np.int64),
-                          np.array(returns, np.float32))
+                          np.array(returns, np.float32), np.array(played, np.int64))
 
 
-def collect_demonstrations(config: TrainConfig) -> Demonstrations:
-    """``imitation_decisions`` decisions, over ``num_workers`` processes (at least one)."""
+@torch.no_grad()
+def _most_probable(network: PolicyNet, observation: np.ndarray, mask: np.ndarray) -> int:
+    distribution, _ = network(torch.from_numpy(np.asarray(observation, np.float32)).unsqueeze(0),
+                              torch.from_numpy(mask.astype(bool)).unsqueeze(0))
+    return int(distribution.mode()[0])
+
+
+def collect_demonstrations(config: TrainConfig, round_index: int = 0,
+                           weights: dict[str, torch.Tensor] | None = None) -> Demonstrations:
+    """``imitation_decisions`` decisions, over ``num_workers`` processes (at least one); a
+    DAgger round (``round_index`` 1, 2, ...) passes the network's ``weights``. Each round
+    and worker has its own random stream."""
     workers = max(1, config.num_workers)
     share = -(-config.imitation_decisions // workers)
+    streams = [round_index * workers + k for k in range(workers)]
     if workers == 1:
-        return play_demonstrations(config.to_dict(), 0, share)
+        return play_demonstrations(config.to_dict(), streams[0], share, weights)
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = list(pool.map(play_demonstrations, [config.to_dict()] * workers, range(workers), [share] * workers))
+        parts = list(pool.map(play_demonstrations, [config.to_dict()] * workers, streams, [share] * workers,
+                              [weights] * workers))
     return Demonstrations.concatenate(parts)
 
 

@@ -45,7 +45,7 @@ from rummy_env.evaluate import evaluate
 
 from .checkpoint import build_network, check_fits, env_sizes, load_checkpoint, save_checkpoint
 from .config import TrainConfig, config_from_dict, parse_args
-from .imitation import collect_demonstrations, imitate
+from .imitation import Demonstrations, collect_demonstrations, imitate
 from .model import PolicyNet
 from .plot import plot_learning_curve
 from .rollout import Batch, Collector
@@ -278,10 +278,27 @@ class Trainer:
         return self.run_dir
 
     def _warm_start(self, generator: torch.Generator, rows: csv.DictWriter, writer: Any) -> None:
-        """Imitation of ``imitation_agent`` (see ``imitation.py``), logged as update 0."""
+        """Imitation of ``imitation_agent`` (see ``imitation.py``), logged as update 0; each
+        DAgger round's agreement of the network's own play with the labels is logged too."""
         start = time.perf_counter()
-        stats = imitate(self.network, collect_demonstrations(self.config), self.config, generator)
-        self.counters["imitation"] = {**stats, "seconds": time.perf_counter() - start}
+        demos = collect_demonstrations(self.config)
+        stats = imitate(self.network, demos, self.config, generator)
+        rounds = [{"decisions": len(demos.actions), "fit_agreement": stats["imitation_agreement"]}]
+        for index in range(1, self.config.imitation_rounds):
+            weights = {k: v.detach().clone() for k, v in self.network.state_dict().items()}
+            more = collect_demonstrations(self.config, index, weights)
+            policy_agreement = float(np.mean(more.played == more.actions))
+            writer.add_scalar("imitation_policy_agreement", policy_agreement, index)
+            demos = Demonstrations.concatenate([demos, more])
+            del more
+            stats = imitate(self.network, demos, self.config, generator)
+            rounds.append({"decisions": len(demos.actions), "policy_agreement": policy_agreement,
+                           "fit_agreement": stats["imitation_agreement"]})
+            tqdm.write(f"DAgger round {index + 1}: the network's play agreed with {self.config.imitation_agent} "
+                       f"on {policy_agreement:.3f} of its decisions; refit on {len(demos.actions):,}: "
+                       f"{stats['imitation_agreement']:.3f}", file=sys.stderr)
+        del demos
+        self.counters["imitation"] = {**stats, "rounds": rounds, "seconds": time.perf_counter() - start}
         row = {"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **stats}
         if self.config.eval_every:
             row.update(self.evaluate())
