@@ -286,25 +286,20 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
 
 
 # ---------------------------------------------------------------- the imitation warm start
-@pytest.mark.parametrize("opponent", [None, "random"])
-def test_demonstrations_credit_each_seat_its_own_discounted_return(opponent: str | None):
-    """gamma = 1: a seat's return at its first decision of the game is its total relative
-    reward, (table mean - own final score) / 100; checked by replaying the same game. With
-    an opponent, the first game records seat 0 only, and the opponent plays seat 1."""
-    config = tiny(imitation_agent="greedy", imitation_opponent=opponent, gamma=1.0, rules={"max_turns_per_round": 12})
-    demos = play_demonstrations(config.to_dict(), 0, decisions=1)  # whole games: exactly one here
+def _replay_first_game(config: TrainConfig, specs: list[str], on_decision) -> rummy_env.env.RummyEnv:
+    """Replays the first game of ``play_demonstrations(config, 0, ...)`` (a 2-player
+    Three-Thirteen table capped at 12 turns a round) with agents of ``specs`` on the same
+    random streams; ``on_decision(seat, observation, agent's action)`` returns the action
+    to play. Returns the raw env at the end of the game."""
     rng = np.random.default_rng([config.seed, 10_000])
     env = rummy_env.three_thirteen_v0.env(num_players=2, max_turns_per_round=12)
     deal = int(rng.integers(2**31 - 1))
-    agents = [make_agent("greedy"), make_agent(opponent or "greedy")]
-    recorded = {0} if opponent else {0, 1}
+    agents = [make_agent(spec) for spec in specs]
     seeds = [int(rng.integers(2**31 - 1)) for _ in agents]
     env.reset(seed=deal)
     raw = env.unwrapped
     for seat, agent in enumerate(agents):
         agent.start_game(rummy_env.agents.SeatInfo.of(raw, raw.possible_agents[seat]), seeds[seat])
-    first_decision = {}
-    k = 0
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -313,11 +308,30 @@ def test_demonstrations_credit_each_seat_its_own_discounted_return(opponent: str
         seat = raw._seat[name]
         action = agents[seat].act(rummy_env.agents.Decision(obs["observation"], obs["action_mask"],
                                                             lambda name=name: raw.describe(name)))
+        env.step(on_decision(seat, obs, action))
+    return raw
+
+
+@pytest.mark.parametrize("opponent", [None, "random"])
+def test_demonstrations_credit_each_seat_its_own_discounted_return(opponent: str | None):
+    """gamma = 1: a seat's return at its first decision of the game is its total relative
+    reward, (table mean - own final score) / 100; checked by replaying the same game. With
+    an opponent, the first game records seat 0 only, and the opponent plays seat 1."""
+    config = tiny(imitation_agent="greedy", imitation_opponent=opponent, gamma=1.0, rules={"max_turns_per_round": 12})
+    demos = play_demonstrations(config.to_dict(), 0, decisions=1)  # whole games: exactly one here
+    recorded = {0} if opponent else {0, 1}
+    first_decision = {}
+    k = 0
+
+    def check(seat: int, obs: dict, action: int) -> int:
+        nonlocal k
         if seat in recorded:
             first_decision.setdefault(seat, k)
             assert action == demos.actions[k]
             k += 1
-        env.step(action)
+        return action
+
+    raw = _replay_first_game(config, ["greedy", opponent or "greedy"], check)
     assert k == len(demos.actions) and set(first_decision) == recorded
     scores = raw.game_state.scores
     for seat, index in first_decision.items():
@@ -332,24 +346,10 @@ def test_a_dagger_round_plays_the_network_and_labels_with_the_baseline():
     torch.manual_seed(0)
     network = build_network(config, 350, 106).eval()
     demos = play_demonstrations(config.to_dict(), 0, decisions=1, weights=network.state_dict())
-    rng = np.random.default_rng([config.seed, 10_000])
-    env = rummy_env.three_thirteen_v0.env(num_players=2, max_turns_per_round=12)
-    deal = int(rng.integers(2**31 - 1))
-    agents = [make_agent("greedy"), make_agent("random")]
-    seeds = [int(rng.integers(2**31 - 1)) for _ in agents]
-    env.reset(seed=deal)
-    raw = env.unwrapped
-    for seat, agent in enumerate(agents):
-        agent.start_game(rummy_env.agents.SeatInfo.of(raw, raw.possible_agents[seat]), seeds[seat])
     k = 0
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = raw._seat[name]
-        action = agents[seat].act(rummy_env.agents.Decision(obs["observation"], obs["action_mask"],
-                                                            lambda name=name: raw.describe(name)))
+
+    def check(seat: int, obs: dict, action: int) -> int:
+        nonlocal k
         if seat == 0:
             assert action == demos.actions[k]
             with torch.no_grad():
@@ -358,7 +358,9 @@ def test_a_dagger_round_plays_the_network_and_labels_with_the_baseline():
             action = int(dist.mode()[0])
             assert action == demos.played[k] and obs["action_mask"][action]
             k += 1
-        env.step(action)
+        return action
+
+    _replay_first_game(config, ["greedy", "random"], check)
     assert k == len(demos.actions)
     assert (demos.played != demos.actions).any()  # an untrained network does not play like greedy
 
