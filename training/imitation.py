@@ -65,7 +65,6 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
     features = FEATURES[cfg.features](SeatInfo.of(env, names[0]))
     network = None
     if weights is not None:
-        torch.set_num_threads(1)  # one decision at a time: threads would only contend
         network = build_network(cfg, env.observer.size, env.layout.size)
         network.load_state_dict(weights)
         network.eval()
@@ -129,7 +128,9 @@ def collect_demonstrations(config: TrainConfig, round_index: int = 0,
     streams = [round_index * workers + k for k in range(workers)]
     if workers == 1:
         return play_demonstrations(config.to_dict(), streams[0], share, weights)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    # each worker's network sees one decision at a time: more threads would only contend
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=torch.set_num_threads, initargs=(1,)) as pool:
         parts = list(pool.map(play_demonstrations, [config.to_dict()] * workers, streams, [share] * workers,
                               [weights] * workers))
     return Demonstrations.concatenate(parts)
