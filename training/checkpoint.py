@@ -15,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 import rummy_env
@@ -62,7 +61,7 @@ def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, c
         "action_size": action_size,
         "config": config.to_dict(),
         "counters": dict(counters),
-        "weights": {k: v.detach().clone() for k, v in network.state_dict().items()},
+        "weights": network.weights(),
         **(extra or {}),
     }
     path = Path(path)
@@ -110,13 +109,9 @@ class PolicyAgent(Agent):
         check_fits(self.data, self.path, seat.game, size, seat.layout.size)
         self.features = FEATURES[self.data["config"]["features"]](seat)
 
-    @torch.no_grad()
     def act(self, decision: Decision) -> int:
-        observation = self.features(decision.observation, decision.action_mask)
-        observation = torch.from_numpy(np.asarray(observation, dtype=np.float32)).unsqueeze(0)
-        mask = torch.from_numpy(np.asarray(decision.action_mask, dtype=bool)).unsqueeze(0)
-        distribution, _ = self.network(observation, mask)
-        return int(distribution.mode()[0])
+        return self.network.most_probable(self.features(decision.observation, decision.action_mask),
+                                          decision.action_mask)
 
 
 def check_fits(data: dict[str, Any], path: str | Path, game: str | None = None,

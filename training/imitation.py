@@ -90,7 +90,7 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
                 last_of_seat[seat] = len(actions)
                 observation = features(obs["observation"], obs["action_mask"])
                 if network is not None:
-                    action = _most_probable(network, observation, obs["action_mask"])
+                    action = network.most_probable(observation, obs["action_mask"])
                 observations.append(observation)
                 masks.append(obs["action_mask"])
                 actions.append(label)
@@ -110,12 +110,6 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
     return Demonstrations(np.stack(observations), np.stack(masks).astype(bool), np.array(actions, np.int64),
                           np.array(returns, np.float32), np.array(played, np.int64))
 
-
-@torch.no_grad()
-def _most_probable(network: PolicyNet, observation: np.ndarray, mask: np.ndarray) -> int:
-    distribution, _ = network(torch.from_numpy(np.asarray(observation, np.float32)).unsqueeze(0),
-                              torch.from_numpy(mask.astype(bool)).unsqueeze(0))
-    return int(distribution.mode()[0])
 
 
 def collect_demonstrations(config: TrainConfig, round_index: int = 0,

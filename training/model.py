@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -71,3 +72,14 @@ class PolicyNet(nn.Module):
     def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
         hidden = self.trunk(observation)
         return MaskedCategorical(self.policy(hidden), mask), self.value(hidden).squeeze(-1)
+
+    @torch.no_grad()
+    def most_probable(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """The most probable legal action for one decision (how a trained policy plays)."""
+        distribution, _ = self(torch.from_numpy(np.asarray(observation, dtype=np.float32)).unsqueeze(0),
+                               torch.from_numpy(np.asarray(mask, dtype=bool)).unsqueeze(0))
+        return int(distribution.mode()[0])
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        """A copy of the weights, detached: unchanged by later training."""
+        return {k: v.detach().clone() for k, v in self.state_dict().items()}

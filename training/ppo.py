@@ -104,7 +104,7 @@ class RolloutWorkers:
         steps = self.config.steps_per_update
         if self.local is not None:
             return self.local.collect(steps)
-        weights = {k: v.detach().clone() for k, v in network.state_dict().items()}
+        weights = network.weights()
         share = math.ceil(steps / len(self.connections))
         for conn in self.connections:
             conn.send(("collect", (weights, share)))
@@ -248,7 +248,7 @@ class Trainer:
                 self.counters["seconds"] += seconds
                 updates = self.counters["updates"]
                 if updates % config.snapshot_every == 0:
-                    self.pool = (self.pool + [{k: v.detach().clone() for k, v in self.network.state_dict().items()}])
+                    self.pool = self.pool + [self.network.weights()]
                     self.pool = self.pool[-config.pool_size:]
                     workers.set_pool(self.pool)
                     torch.save(self.pool, self.run_dir / "pool.pt")
@@ -285,8 +285,7 @@ class Trainer:
         stats = imitate(self.network, demos, self.config, generator)
         rounds = [{"decisions": len(demos.actions), "fit_agreement": stats["imitation_agreement"]}]
         for index in range(1, self.config.imitation_rounds):
-            weights = {k: v.detach().clone() for k, v in self.network.state_dict().items()}
-            more = collect_demonstrations(self.config, index, weights)
+            more = collect_demonstrations(self.config, index, self.network.weights())
             policy_agreement = float(np.mean(more.played == more.actions))
             writer.add_scalar("imitation_policy_agreement", policy_agreement, index)
             demos = Demonstrations.concatenate([demos, more])
