@@ -22,6 +22,22 @@ REWARD_MODES = ("relative", "penalty", "win")
 RENDER_MODES = ("ansi", "human")
 
 
+class ActionMask(np.ndarray):
+    """The type of ``action_mask``: an int8 array like any other (the dtype gymnasium's
+    ``Discrete.sample(mask=...)`` requires), whose ``nonzero`` reads its bytes as booleans.
+
+    numpy finds the nonzero items of an int8 array through one function call per item, and
+    those of a bool array in a vectorised loop: ``np.flatnonzero(mask)``, ``np.nonzero`` and
+    ``mask.nonzero()`` on a 6,587-wide Toonerville Rook mask take about 2.5 us instead of 14,
+    a sixth of an environment step. A byte is nonzero as an int8 exactly when it is as a
+    bool, so the result is the same for any content, of any shape."""
+
+    def nonzero(self) -> tuple[np.ndarray, ...]:
+        if self.dtype.itemsize == 1 and self.dtype.kind in "biu":
+            return self.view(np.bool_, np.ndarray).nonzero()
+        return super().nonzero()
+
+
 @dataclass
 class EnvSnapshot:
     """Everything ``set_state`` needs to continue a game exactly (see ``get_state``)."""
@@ -105,7 +121,7 @@ class RummyEnv(AECEnv):
             if state.phase != Phase.GAME_OVER and self.engine.to_act(state) == seat:
                 for action in self.engine.legal_actions(state):
                     flags[action] = 1
-            mask = np.frombuffer(flags, dtype=np.int8)
+            mask = np.frombuffer(flags, dtype=np.int8).view(ActionMask)
             cached = {"observation": self.observer.encode(state, seat), "action_mask": mask}
             self._obs_cache[agent] = cached
         return cached
@@ -372,4 +388,4 @@ def wrap(raw: RummyEnv) -> AECEnv:
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(raw))
 
 
-__all__ = ["RummyEnv", "EnvSnapshot", "IllegalActionError", "wrap"]
+__all__ = ["ActionMask", "RummyEnv", "EnvSnapshot", "IllegalActionError", "wrap"]

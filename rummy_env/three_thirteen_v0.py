@@ -43,7 +43,8 @@ Faces are `suit * 13 + rank` with suits C, D, H, S and ranks A, 2, ..., T, J, Q,
 
 ## Action mask
 
-`action_mask` (int8, 106) is 1 exactly for the legal actions of the agent to act, and all
+`action_mask` (int8, 106; an `ActionMask`, an ndarray whose `nonzero` runs at bool speed)
+is 1 exactly for the legal actions of the agent to act, and all
 zeros for every other agent. It never offers:
 - `draw discard` when the discard pile is empty;
 - a discard of the face just taken from the discard pile unless the hand holds another

@@ -85,7 +85,8 @@ has left it), can give both the penalty card and the draw. Buy questions are not
 
 ## Action mask
 
-`action_mask` (int8) is 1 exactly for the legal actions of the agent to act, and all zeros
+`action_mask` (int8; an `ActionMask`, an ndarray whose `nonzero` runs at bool speed) is 1
+exactly for the legal actions of the agent to act, and all zeros
 for every other agent. Every offered action leaves the agent a legal way to finish its turn
 (RULES.md, "No dead ends"), checked by an exact search over its own remaining moves:
 - **Draw phase**: `draw stock` (always: an empty stock is reshuffled from the discard

@@ -11,12 +11,12 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from pettingzoo.test import api_test, seed_test
 from scenario import DropApiTestOption
 
-from rummy_env import IllegalActionError, contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
+from rummy_env import ActionMask, IllegalActionError, contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
 from rummy_env.engine import Phase
-
 
 
 @dataclass(frozen=True)
@@ -126,3 +126,27 @@ def test_step_after_termination(game):
     assert raw.legal_actions_text() == [] and raw.game_state.phase == Phase.GAME_OVER
     with pytest.raises(IllegalActionError, match="game is over"):
         raw.engine.apply(raw.game_state, 0)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_action_mask_nonzero_is_numpys_on_any_content(game):
+    """``ActionMask.nonzero`` reads the int8 bytes as booleans for speed: the legal actions it
+    finds are numpy's own, for the env's masks and for any byte values, views and shapes."""
+    module, n = smallest(game)
+    env = module.env(num_players=n)
+    env.reset(seed=5)
+    mask = env.last()[0]["action_mask"]
+    assert isinstance(mask, ActionMask) and isinstance(mask, np.ndarray) and mask.dtype == np.int8
+    legal = env.unwrapped.engine.legal_actions(env.unwrapped.game_state)
+    assert np.flatnonzero(mask).tolist() == legal
+    assert spaces.Discrete(mask.size).sample(mask=mask) in legal
+    rng = np.random.default_rng(0)
+    noise = rng.integers(-128, 128, size=(3, mask.size), dtype=np.int8)
+    noise[rng.random(noise.shape) < 0.8] = 0
+    odd = noise.view(ActionMask)  # every byte value, 2-D
+    plain = noise.view(np.ndarray)
+    for ours, theirs in [(odd, plain), (odd[1], plain[1]), (odd[:, ::7], plain[:, ::7]),
+                         (odd.astype(np.float32), plain.astype(np.float32)), (odd == 1, plain == 1)]:
+        for a, b in zip(np.nonzero(ours), np.nonzero(theirs)):
+            assert np.array_equal(a, b)
+        assert np.array_equal(np.flatnonzero(ours), np.flatnonzero(theirs))
