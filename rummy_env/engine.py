@@ -405,13 +405,15 @@ class Engine:
         # leaves 2+ cards (a discard is then legal) or none: no look-ahead needed.
         quick = state.phase == Phase.PLAY and self.is_down(state, p) and state.must_place < 0 \
             and state.wilds_owed == 0 and not spec.down_means_out
-        size, cards_used = state.hand_sizes[p], self._cards_used
-        going_down = None if quick else self._plain_going_down_left(state)
         moves = self._play_moves(state)
-        if quick and moves:
+        if not moves:
+            return actions
+        size, cards_used = state.hand_sizes[p], self._cards_used
+        if quick:
             used = list(map(cards_used.__getitem__, moves))
             if min(used) and size - max(used) >= 2:
                 return actions + moves  # no swap, and every move leaves 2+ cards
+        going_down = None if quick else self._plain_going_down_left(state)
         verdicts = self._plain_meld_verdicts(state, going_down, moves) if going_down is not None else {}
         owing = state.wilds_owed > 0 and state.must_place < 0 and not spec.down_means_out \
             and self.rules.melds.set_max is None
