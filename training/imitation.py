@@ -111,7 +111,6 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
                           np.array(returns, np.float32), np.array(played, np.int64))
 
 
-
 def collect_demonstrations(config: TrainConfig, round_index: int = 0,
                            weights: dict[str, torch.Tensor] | None = None) -> Demonstrations:
     """``imitation_decisions`` decisions, over ``num_workers`` processes (at least one); a
