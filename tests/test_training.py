@@ -21,13 +21,14 @@ import torch
 
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
+from rummy_env.agents.contract_heuristics import ExpertContract
 from training import config as config_module
 from training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
                                  save_checkpoint)
 from training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
 from training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
 from training.ppo import Trainer
-from training.features import ContractPlan, ThreeThirteenPenalties
+from training.features import ContractExpert, ContractPlan, ThreeThirteenPenalties
 from training.imitation import imitate, play_demonstrations
 from training.rollout import Collector, seat_gae
 
@@ -477,12 +478,74 @@ def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
     assert counted["buys"] > 0 or game == "contract_rummy"
 
 
+class _ExpertWithoutMemory(ExpertContract):
+    """``expert`` reading each decision afresh, as the ``contract_expert`` features do."""
+
+    def remember(self, s) -> None:
+        s.availability = self.availability(s, s.pile_counts)
+
+
+@pytest.mark.parametrize("game", ["contract_rummy", "toonerville_rook"])
+def test_contract_expert_features_say_what_the_expert_would_do(game: str):
+    """They start with the contract_plan numbers; their draw flags name the draw expert (read
+    without memory) makes, the buy flag its answer, and the discard preferences rank its
+    discard first (1) and the rest below it, on positions reached by expert and random play."""
+    from rummy_env.actions import ActionKind
+
+    env = getattr(rummy_env, f"{game}_v0").env()
+    env.reset(seed=8)
+    raw = env.unwrapped
+    seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
+    features, plan = ContractExpert(seats["player_0"]), ContractPlan(seats["player_0"])
+    assert features.size == plan.size + ContractExpert.expert_scalars + 3 * raw.layout.card_set.num_faces
+    kinds = np.array(raw.layout.kinds)
+    F = raw.layout.card_set.num_faces
+    experts = {name: _ExpertWithoutMemory() for name in raw.possible_agents}
+    for name, agent in experts.items():
+        agent.start_game(seats[name], 0)
+    rng = np.random.default_rng(1)
+    counted = dict(draws=0, takes=0, discards=0, buys=0)
+    for step, name in enumerate(env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc or step > 5000:
+            break
+        observation, mask = obs["observation"], obs["action_mask"]
+        given = features(observation, mask)
+        extra = given[len(observation) + plan.size:]
+        assert np.array_equal(given[:len(observation) + plan.size], plan(observation, mask))
+        choice = experts[name].act(rummy_env.agents.Decision(observation, mask, lambda: {}))
+        legal = np.flatnonzero(mask)
+        draw_flags, buy_flag, preference = extra[5:9], extra[9], extra[10:10 + F]
+        if kinds[choice] in (ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD, ActionKind.DEEP_DRAW):
+            assert draw_flags[int(kinds[choice])] == 1 and draw_flags[:3].sum() == 1
+            counted["draws"] += 1
+            counted["takes"] += kinds[choice] != ActionKind.DRAW_STOCK
+        else:
+            assert not draw_flags.any()
+        if kinds[choice] in (ActionKind.BUY, ActionKind.PASS):
+            assert buy_flag == (kinds[choice] == ActionKind.BUY)
+            counted["buys"] += kinds[choice] == ActionKind.BUY
+        offered = [raw.layout.args[a] for a in legal if kinds[a] == ActionKind.DISCARD]
+        if offered:
+            assert sorted(preference[offered], reverse=True) == [1 / (1 + r) for r in range(len(offered))]
+            assert np.count_nonzero(preference) == len(offered)
+        if kinds[choice] == ActionKind.DISCARD:
+            assert preference[raw.layout.args[choice]] == 1
+            counted["discards"] += 1
+        env.step(int(legal[rng.integers(len(legal))]) if rng.random() < 0.3 else choice)
+    assert counted["draws"] > 100 and counted["takes"] > 0 and counted["discards"] > 100
+    assert counted["buys"] > 0 or game == "contract_rummy"
+
+
 def test_features_of_another_game_are_refused():
     with pytest.raises(ConfigError, match="'three_thirteen_penalties' are for three_thirteen, not contract_rummy"):
         config_from_dict({"game": "contract_rummy", "features": "three_thirteen_penalties"})
     with pytest.raises(ConfigError, match="'contract_plan' are for contract_rummy and toonerville_rook, not three_thirteen"):
         config_from_dict({"game": "three_thirteen", "features": "contract_plan"})
-    with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, contract_plan"):
+    with pytest.raises(ConfigError, match="'contract_expert' are for contract_rummy and toonerville_rook, not three_thirteen"):
+        config_from_dict({"game": "three_thirteen", "features": "contract_expert"})
+    with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, contract_plan, "
+                                          "contract_expert, not 'magic'"):
         config_from_dict({"features": "magic"})
 
 

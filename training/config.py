@@ -60,7 +60,7 @@ class TrainConfig:
 
     features: str = "none"
     """Extra policy inputs computed from the seat's own observation (training/features.py):
-    'none' or 'three_thirteen_penalties'."""
+    'none', 'three_thirteen_penalties', 'contract_plan' or 'contract_expert'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
     learning_rate: float = 3e-4

@@ -29,6 +29,20 @@ baselines' partial-contract planner (``rummy_env.agents.contract_heuristics``) a
 - per face: what discarding it costs in deficiency (0..3, / 3, held faces only), whether it
   is in every best structure (core), in one at most a card worse (near), whether it fits a
   meld on the table, and the share of its copies that may still come to the hand.
+
+``contract_expert`` (the same games; ``contract_plan`` then 10 + 3 x faces numbers): what the
+``expert`` baseline (``ExpertContract``) would weigh and choose here, read afresh from this
+decision (``expert`` also remembers the discard piles of the round; these use the pile as
+it is now), for the network to follow, weigh or overrule:
+
+- its urgency / 3, whether this is its last turn of the round, whether it protects a lead
+  in the last deal, whether it wants the round over, the hand's outlook (its cost of the
+  cards still missing) / 100;
+- at a draw, which draw it makes (stock, top discard, deep draw; and the deep draw's
+  depth / 20); at a buy question, whether it buys;
+- per face: its preference among the discards the mask allows (1 for its discard, 1/2 for
+  the next, and so on; 0 elsewhere), how much discarding the card helps the next player
+  (its danger, / 2), and once down, its hope of reaching the table (/ 2), for held faces.
 """
 
 from __future__ import annotations
@@ -37,7 +51,7 @@ import numpy as np
 
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
-from rummy_env.agents.contract_heuristics import GreedyContract, _bits
+from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, _bits
 from rummy_env.rules import GameRules
 
 
@@ -130,6 +144,7 @@ class ContractPlan(Features):
     games = ("contract_rummy", "toonerville_rook")
     kinds = len(ActionKind)
     scalars = 10
+    reader_class = GreedyContract
 
     @classmethod
     def size_for(cls, rules: GameRules) -> int:
@@ -137,7 +152,7 @@ class ContractPlan(Features):
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
-        self.reader = GreedyContract()  # reads a decision as the baselines do; never acts
+        self.reader = self.reader_class()  # reads a decision as the baselines do; never acts
         self.reader.start_game(seat, None)
         self.deck = self.reader.deck
         self.faces = self.deck.card_set.num_faces
@@ -149,6 +164,12 @@ class ContractPlan(Features):
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, np.float32)
+        self.plan(out, observation, mask)
+        return out
+
+    def plan(self, out: np.ndarray, observation: np.ndarray, mask: np.ndarray):
+        """Writes the ``contract_plan`` numbers into the start of ``out``; returns the
+        decision as the reader sees it and the planner's report on the hand."""
         for kind, start, stop in self.runs:
             if mask[start:stop].any():
                 out[kind] = 1.0
@@ -184,9 +205,55 @@ class ContractPlan(Features):
         if s.table:
             for f in range(F):
                 out[at + 3 * F + f] = agent.fits_table(s, f)
-        out[at + 4 * F:] = np.array(live, np.float32) / self.copies
+        out[at + 4 * F:at + 5 * F] = np.array(live, np.float32) / self.copies
+        return s, report
+
+
+class ContractExpert(ContractPlan):
+    """See the module docstring."""
+
+    name = "contract_expert"
+    reader_class = ExpertContract
+    expert_scalars = 10
+
+    @classmethod
+    def size_for(cls, rules: GameRules) -> int:
+        return ContractPlan.size_for(rules) + cls.expert_scalars + 3 * rules.deck.card_set.num_faces
+
+    def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.size, np.float32)
+        s, report = self.plan(out, observation, mask)
+        expert, layout, F = self.reader, self.reader.layout, self.faces
+        s.availability = expert.availability(s, s.pile_counts)  # no memory: the pile as it is now
+        at = ContractPlan.size_for(self.seat.rules)
+        out[at] = expert.urgency(s) / 3
+        out[at + 1] = expert.last_turn(s)
+        out[at + 2] = expert.protects_lead(s)
+        out[at + 3] = expert.wants_round_over(s)
+        out[at + 4] = min(expert.outlook(report.deficiency, report.outs, s), 100) / 100
+        if s.phase == "draw":
+            choice = expert.draw(s)
+            kind = layout.kinds[choice]
+            out[at + 5] = kind == ActionKind.DRAW_STOCK
+            out[at + 6] = kind == ActionKind.DRAW_DISCARD
+            if kind == ActionKind.DEEP_DRAW:
+                out[at + 7] = 1.0
+                out[at + 8] = layout.args[choice] / 20
+        elif s.phase == "buy":
+            out[at + 9] = expert.buy_answer(s) == layout.buy
+        at += self.expert_scalars
+        discards = s.by_kind.get(ActionKind.DISCARD)
+        if discards:
+            for rank, f in enumerate(expert.discard_order(s, [layout.args[a] for a in discards])):
+                out[at + f] = 1 / (1 + rank)
+        for f in range(F):
+            if s.hand[f]:
+                out[at + F + f] = expert.danger(s, f) / 2
+                if s.down:
+                    out[at + 2 * F + f] = expert.hope(s, f) / 2
         return out
 
 
-FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ContractPlan)}
+FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ContractPlan,
+                                                                    ContractExpert)}
 

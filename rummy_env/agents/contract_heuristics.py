@@ -968,19 +968,20 @@ class ExpertContract(_ContractAgent):
             self._round, self._piled = s.round, list(pile)
         else:
             self._piled = [max(a, b) for a, b in zip(self._piled, pile)]
-        s.availability = self.availability(s)
+        s.availability = self.availability(s, self._piled)
 
-    def availability(self, s: _Situation) -> list[float]:
+    def availability(self, s: _Situation, piled: Sequence[int]) -> list[float]:
         """Per face, the expected copies that can still reach this hand: those shuffled
         back into the stock, those in the discard pile (which comes back when the stock
         runs out), and the never-seen ones, which are in the stock or in other hands (and
-        then come out only if discarded)."""
+        then come out only if discarded). ``piled`` is, per face, the most copies seen at
+        once in the pile this round (the pile as it is now, for a reader with no memory)."""
         d = self.deck
         pile, table, known = s.pile_counts, s.table_counts, s.known_counts
         recycled, hidden = [], []
         for f in range(len(s.hand)):
             out_of_play = s.hand[f] + table[f] + known[f]
-            gone = max(0, min(self._piled[f], d.copies[f] - out_of_play) - pile[f])
+            gone = max(0, min(piled[f], d.copies[f] - out_of_play) - pile[f])
             recycled.append(gone)
             hidden.append(max(0, d.copies[f] - out_of_play - pile[f] - gone))
         in_stock = s.stock_size
@@ -1196,15 +1197,20 @@ class ExpertContract(_ContractAgent):
         return self.layout.buy + 1
 
     def discard(self, s: _Situation, faces: list[int]) -> int:
+        return self.discard_order(s, faces)[0]
+
+    def discard_order(self, s: _Situation, faces: list[int]) -> list[int]:
+        """The faces it may discard, the one it discards first (the training features
+        read the whole order)."""
         d = self.deck
         if self.plays_for_points(s):
             # shed the most points (a wild last: it may let the next player go down and play on)
-            return min(faces, key=lambda f: (f == d.wild, -d.values[f], self.danger(s, f) > 0, f))
+            return sorted(faces, key=lambda f: (f == d.wild, -d.values[f], self.danger(s, f) > 0, f))
         if not s.down:
             rep = self.report(s)
             urgency = self.urgency(s)
-            return min(faces, key=lambda f: (self.cost_of_discard(s, rep, f, urgency), f))
-        return min(faces, key=lambda f: (self.hope(s, f), self.danger(s, f) > 0, f == d.wild, -d.values[f], f))
+            return sorted(faces, key=lambda f: (self.cost_of_discard(s, rep, f, urgency), f))
+        return sorted(faces, key=lambda f: (self.hope(s, f), self.danger(s, f) > 0, f == d.wild, -d.values[f], f))
 
     def hope(self, s: _Situation, face: int) -> int:
         """Once down: 2 if the card is one card away from fitting a run on the table (or
