@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -429,6 +430,35 @@ def test_three_thirteen_penalty_features_say_what_the_greedy_baseline_sees():
     assert draws > 100 and discards > 100
 
 
+def _contract_game(game: str, deal: int, agent: Callable[[], rummy_env.agents.Agent], explore: float,
+                   limit: int):
+    """A game of ``game`` (deal seed ``deal``) with ``agent()`` in every seat, each step the
+    agent's choice or, with probability ``explore``, a random legal action. Returns the raw
+    env, player_0's seat view and the decisions, as (observation, mask, the agent's choice),
+    for at most ``limit`` steps."""
+    env = getattr(rummy_env, f"{game}_v0").env()
+    env.reset(seed=deal)
+    raw = env.unwrapped
+    seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
+    agents = {name: agent() for name in raw.possible_agents}
+    for name, seated in agents.items():
+        seated.start_game(seats[name], 0)
+
+    def decisions():
+        rng = np.random.default_rng(deal)
+        for step, name in enumerate(env.agent_iter()):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc or step > limit:
+                return
+            observation, mask = obs["observation"], obs["action_mask"]
+            choice = agents[name].act(rummy_env.agents.Decision(observation, mask, lambda: {}))
+            yield observation, mask, choice
+            legal = np.flatnonzero(mask)
+            env.step(int(legal[rng.integers(len(legal))]) if rng.random() < explore else choice)
+
+    return raw, seats["player_0"], decisions()
+
+
 @pytest.mark.parametrize("game", ["contract_rummy", "toonerville_rook"])
 def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
     """The kind flags are the mask's; greedy, not down, takes a top discard that makes the
@@ -436,29 +466,16 @@ def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
     that completes a meld."""
     from rummy_env.actions import ActionKind
 
-    env = getattr(rummy_env, f"{game}_v0").env()
-    env.reset(seed=5)
-    raw = env.unwrapped
-    seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
-    features = ContractPlan(seats["player_0"])
+    raw, seat, decisions = _contract_game(game, 5, lambda: make_agent("greedy"), explore=0.5, limit=6000)
+    features = ContractPlan(seat)
     kinds = np.array(raw.layout.kinds)
-    faces = raw.layout.card_set.num_faces
     loss_at = ContractPlan.kinds + ContractPlan.scalars
-    greedy = {name: make_agent("greedy") for name in raw.possible_agents}
-    for name, agent in greedy.items():
-        agent.start_game(seats[name], 0)
-    rng = np.random.default_rng(0)
     counted = dict(takes=0, discards=0, buys=0)
-    for step, name in enumerate(env.agent_iter()):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc or step > 6000:
-            break
-        observation, mask = obs["observation"], obs["action_mask"]
+    for observation, mask, choice in decisions:
         given = features(observation, mask)
         extra = given[len(observation):]
         assert np.array_equal(given[:len(observation)], observation) and len(extra) == features.size
         assert np.array_equal(extra[:len(ActionKind)], [mask[kinds == k].any() for k in ActionKind])
-        choice = greedy[name].act(rummy_env.agents.Decision(observation, mask, lambda: {}))
         legal = np.flatnonzero(mask)
         down = extra[len(ActionKind) + 4]
         makes, completes = extra[len(ActionKind) + 7], extra[len(ActionKind) + 8]
@@ -473,7 +490,6 @@ def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
             loss = {a: extra[loss_at + raw.layout.args[a]] for a in legal}
             assert loss[choice] == min(loss.values())
             counted["discards"] += 1
-        env.step(int(legal[rng.integers(len(legal))]) if rng.random() < 0.5 else choice)
     assert counted["takes"] > 0 and counted["discards"] > 100
     assert counted["buys"] > 0 or game == "contract_rummy"
 
@@ -492,29 +508,16 @@ def test_contract_expert_features_say_what_the_expert_would_do(game: str):
     discard first (1) and the rest below it, on positions reached by expert and random play."""
     from rummy_env.actions import ActionKind
 
-    env = getattr(rummy_env, f"{game}_v0").env()
-    env.reset(seed=8)
-    raw = env.unwrapped
-    seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
-    features, plan = ContractExpert(seats["player_0"]), ContractPlan(seats["player_0"])
-    assert features.size == plan.size + ContractExpert.expert_scalars + 3 * raw.layout.card_set.num_faces
-    kinds = np.array(raw.layout.kinds)
+    raw, seat, decisions = _contract_game(game, 8, _ExpertWithoutMemory, explore=0.3, limit=5000)
+    features, plan = ContractExpert(seat), ContractPlan(seat)
     F = raw.layout.card_set.num_faces
-    experts = {name: _ExpertWithoutMemory() for name in raw.possible_agents}
-    for name, agent in experts.items():
-        agent.start_game(seats[name], 0)
-    rng = np.random.default_rng(1)
+    assert features.size == plan.size + ContractExpert.expert_scalars + 3 * F
+    kinds = np.array(raw.layout.kinds)
     counted = dict(draws=0, takes=0, discards=0, buys=0)
-    for step, name in enumerate(env.agent_iter()):
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc or step > 5000:
-            break
-        observation, mask = obs["observation"], obs["action_mask"]
+    for observation, mask, choice in decisions:
         given = features(observation, mask)
         extra = given[len(observation) + plan.size:]
         assert np.array_equal(given[:len(observation) + plan.size], plan(observation, mask))
-        choice = experts[name].act(rummy_env.agents.Decision(observation, mask, lambda: {}))
-        legal = np.flatnonzero(mask)
         draw_flags, buy_flag, preference = extra[5:9], extra[9], extra[10:10 + F]
         if kinds[choice] in (ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD, ActionKind.DEEP_DRAW):
             assert draw_flags[int(kinds[choice])] == 1 and draw_flags[:3].sum() == 1
@@ -525,14 +528,14 @@ def test_contract_expert_features_say_what_the_expert_would_do(game: str):
         if kinds[choice] in (ActionKind.BUY, ActionKind.PASS):
             assert buy_flag == (kinds[choice] == ActionKind.BUY)
             counted["buys"] += kinds[choice] == ActionKind.BUY
-        offered = [raw.layout.args[a] for a in legal if kinds[a] == ActionKind.DISCARD]
+        offered = [raw.layout.args[a] for a in np.flatnonzero(mask) if kinds[a] == ActionKind.DISCARD]
         if offered:
-            assert sorted(preference[offered], reverse=True) == [1 / (1 + r) for r in range(len(offered))]
+            ranked = sorted(preference[offered], reverse=True)
+            assert np.allclose(ranked, [1 / (1 + r) for r in range(len(offered))])
             assert np.count_nonzero(preference) == len(offered)
         if kinds[choice] == ActionKind.DISCARD:
             assert preference[raw.layout.args[choice]] == 1
             counted["discards"] += 1
-        env.step(int(legal[rng.integers(len(legal))]) if rng.random() < 0.3 else choice)
     assert counted["draws"] > 100 and counted["takes"] > 0 and counted["discards"] > 100
     assert counted["buys"] > 0 or game == "contract_rummy"
 
