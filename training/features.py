@@ -51,7 +51,7 @@ import numpy as np
 
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
-from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, _bits
+from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, _bits, _Report, _Situation
 from rummy_env.rules import GameRules
 
 
@@ -167,7 +167,7 @@ class ContractPlan(Features):
         self.plan(out, observation, mask)
         return out
 
-    def plan(self, out: np.ndarray, observation: np.ndarray, mask: np.ndarray):
+    def plan(self, out: np.ndarray, observation: np.ndarray, mask: np.ndarray) -> tuple[_Situation, _Report]:
         """Writes the ``contract_plan`` numbers into the start of ``out``; returns the
         decision as the reader sees it and the planner's report on the hand."""
         for kind, start, stop in self.runs:
