@@ -497,8 +497,7 @@ def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
 class _ExpertWithoutMemory(ExpertContract):
     """``expert`` reading each decision afresh, as the ``contract_expert`` features do."""
 
-    def remember(self, s) -> None:
-        s.availability = self.availability(s, s.pile_counts)
+    remember = ExpertContract.read_afresh
 
 
 @pytest.mark.parametrize("game", ["contract_rummy", "toonerville_rook"])

@@ -220,12 +220,16 @@ class ContractExpert(ContractPlan):
     def size_for(cls, rules: GameRules) -> int:
         return ContractPlan.size_for(rules) + cls.expert_scalars + 3 * rules.deck.card_set.num_faces
 
+    def __init__(self, seat: SeatInfo) -> None:
+        super().__init__(seat)
+        self.expert_at = ContractPlan.size_for(seat.rules)  # where these numbers start
+
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, np.float32)
         s, report = self.plan(out, observation, mask)
         expert, layout, F = self.reader, self.reader.layout, self.faces
-        s.availability = expert.availability(s, s.pile_counts)  # no memory: the pile as it is now
-        at = ContractPlan.size_for(self.seat.rules)
+        expert.read_afresh(s)
+        at = self.expert_at
         out[at] = expert.urgency(s) / 3
         out[at + 1] = expert.last_turn(s)
         out[at + 2] = expert.protects_lead(s)

@@ -970,6 +970,11 @@ class ExpertContract(_ContractAgent):
             self._piled = [max(a, b) for a, b in zip(self._piled, pile)]
         s.availability = self.availability(s, self._piled)
 
+    def read_afresh(self, s: _Situation) -> None:
+        """What ``remember`` does, without the memory of earlier decisions: the pile as it is
+        now stands for the most copies seen in it (how the training features read ``expert``)."""
+        s.availability = self.availability(s, s.pile_counts)
+
     def availability(self, s: _Situation, piled: Sequence[int]) -> list[float]:
         """Per face, the expected copies that can still reach this hand: those shuffled
         back into the stock, those in the discard pile (which comes back when the stock
