@@ -9,7 +9,7 @@
 | Action Shape       | (1,)                                                 |
 | Action Values      | Discrete(A): 1,522 / 1,837 / 2,282 / 3,227 for 3 / 4 / 5 / 8 players (defaults) |
 | Observation Shape  | (3n² + 379n + 1290,): 2,454 / 2,854 / 3,260 / 4,514 for 3 / 4 / 5 / 8 players |
-| Observation Values | [0, inf) (scores may make it larger than 1)         |
+| Observation Values | [0, `high`]: `observation_space(agent)["observation"].high` bounds every entry |
 
 Seven deals of rummy with a contract each (RULES.md, "Contract Rummy"): to go down a player
 lays exactly the deal's sets and runs; after that they may lay off cards on any meld on the
@@ -127,12 +127,25 @@ Rewards arrive at the step that ends a deal (that step also deals the next one):
 `action_to_text`, `text_to_action`, `legal_actions_text`, `describe(agent=None)` (hands,
 discard pile, melds with what each joker represents, who is down, the contract and what is
 left of it, the card that must be placed, jokers owed), `get_state()` /
-`set_state(snapshot)`, and `reset(seed, options)` with the scenario options of RULES.md:
-`deck` (the exact shuffled order of all cards, as card text), `dealer` (seat), `round`
-(1-based deal), `scores` (list per seat or dict per agent); any other option key is
-rejected with a `ValueError`. An illegal action raises `IllegalActionError` (a
-`ValueError`) naming the action and the agent, and changes nothing. The rule points RULES.md
-leaves open are decided in `docs/rules_decisions.md`.
+`set_state(snapshot)`. An illegal action raises `IllegalActionError` (a `ValueError`)
+naming the action and the agent, and changes nothing. The rules, and every point they
+leave open, are in [docs/rules/contract_rummy.md](../docs/rules/contract_rummy.md).
+
+## Seeding and reset options
+
+`reset(seed=s)` deals the game of seed `s` (the same deal as in every earlier release of
+v0) and seeds the env's own stream of game seeds; every later `reset()` without a seed
+deals the next game of that stream, so the same seed and the same actions give the same
+games, bit for bit, episode after episode and in a fresh process. Until the first seed the
+stream starts from OS entropy.
+
+`options` are the scenario options of
+[docs/rules/README.md](../docs/rules/README.md#scenario-set-up): `deck` (the exact shuffled
+order of all cards, as card text), `dealer` (seat), `round` (1-based deal), `scores`
+(a list per seat or a dict per agent, integers from 0 to `env.unwrapped.rules.max_score`).
+An unknown key is ignored with a `UserWarning` that names it and lists the known ones, as
+`pettingzoo.test.api_test` expects. A bad value of a known key, or a bad seed, raises
+`ValueError` and changes nothing: the game in progress and the seed stream stay as they were.
 
 ## Version history
 

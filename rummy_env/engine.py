@@ -23,6 +23,8 @@ from .melds import AT_LEAST, PRESENT, Meld, MeldSolver, suit_rows
 from .rules import GameRules
 
 _SEARCH_MEMO_LIMIT = 1 << 16
+SCENARIO_OPTIONS = ("deck", "dealer", "round", "scores")
+"""The options of ``new_game`` (and so of the env's ``reset``) that set up an exact scenario."""
 _TABLE_STAMPS = itertools.count(1)
 
 
@@ -205,11 +207,11 @@ class Engine:
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
         """A new game, dealt; ``options`` are the scenario options of RULES.md."""
         options = dict(options or {})
-        unknown = set(options) - {"deck", "dealer", "round", "scores"}
+        unknown = set(options) - set(SCENARIO_OPTIONS)
         if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: deck, dealer, round, scores")
+            raise ValueError(f"unknown scenario option(s) {sorted(unknown)}; known: {', '.join(SCENARIO_OPTIONS)}")
         n = self.num_players
-        rng = random.Random(self._check_seed(seed))
+        rng = random.Random(self.check_seed(seed))
         round_index = self._option_round(options.get("round", 1)) - 1
         dealer = rng.randrange(n)
         if "dealer" in options:
@@ -226,7 +228,8 @@ class Engine:
         return state
 
     @staticmethod
-    def _check_seed(seed: Any) -> int | None:
+    def check_seed(seed: Any) -> int | None:
+        """The seed as an int (any integer type, numpy's included), or a ``ValueError``."""
         if seed is None:
             return None
         try:
@@ -252,9 +255,11 @@ class Engine:
         if (
             not isinstance(value, (list, tuple))
             or len(value) != self.num_players
-            or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
+            or any(isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= self.rules.max_score
+                   for v in value)
         ):
-            raise ValueError(f"option 'scores' must be {self.num_players} integers, one per seat, not {value!r}")
+            raise ValueError(f"option 'scores' must be {self.num_players} integers from 0 to "
+                             f"{self.rules.max_score}, one per seat, not {value!r}")
         return list(value)
 
     def _option_deck(self, value: Any) -> list[int]:

@@ -6,6 +6,8 @@ engine's state to observations, masks, text and JSON; it holds no rules of its o
 
 from __future__ import annotations
 
+import copy
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -14,7 +16,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine import Engine, GameState, IllegalActionError, Phase, RoundResult
+from .engine import SCENARIO_OPTIONS, Engine, GameState, IllegalActionError, Phase, RoundResult
 from .observation import Observer
 from .rules import GameRules
 
@@ -75,14 +77,18 @@ class RummyEnv(AECEnv):
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self.observer.bounds()
         obs_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, shape=(self.observer.size,), dtype=np.float32),
+            "observation": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, shape=(self.layout.size,), dtype=np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
         self.game_state: GameState | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._seeds: np.random.Generator | None = None
+        """The env's own stream of game seeds: seeded by ``reset(seed=s)``, drawn from by
+        every ``reset()`` without a seed (from OS entropy until the first seed)."""
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -92,12 +98,22 @@ class RummyEnv(AECEnv):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict, not {options!r}")
-        options = dict(options or {})
+        """A new game. ``reset(seed=s)`` deals the game of seed ``s`` and seeds the env's
+        stream of game seeds, from which every later ``reset()`` without a seed draws its
+        game: same seed, same actions, same games. Unknown ``options`` keys are ignored with
+        a ``UserWarning``; a bad value of a known one raises ``ValueError`` and changes
+        nothing (the game, the seed stream)."""
+        options = self._known_options(options)
         if isinstance(options.get("scores"), dict):
             options["scores"] = self._scores_by_seat(options["scores"])
-        self.game_state = self.engine.new_game(seed, options)
+        if seed is not None:
+            game_seed = self.engine.check_seed(seed)
+            seeds = np.random.default_rng(abs(game_seed))
+        else:  # draw from a copy, kept only if the game starts
+            seeds = copy.deepcopy(self._seeds) if self._seeds is not None else np.random.default_rng()
+            game_seed = int(seeds.integers(2**63))
+        self.game_state = self.engine.new_game(game_seed, options)
+        self._seeds = seeds
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._rewards_given = False
@@ -107,6 +123,18 @@ class RummyEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.engine.to_act(self.game_state)]
         self._obs_cache = {}
+
+    @staticmethod
+    def _known_options(options: Any) -> dict[str, Any]:
+        if options is None:
+            return {}
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, not {options!r}")
+        unknown = [key for key in options if key not in SCENARIO_OPTIONS]
+        if unknown:
+            warnings.warn(f"reset ignores the unknown option(s) {unknown}; the known options are "
+                          f"{list(SCENARIO_OPTIONS)}", UserWarning, stacklevel=3)
+        return {key: value for key, value in options.items() if key in SCENARIO_OPTIONS}
 
     def _scores_by_seat(self, scores: dict) -> list[int]:
         if set(scores) != set(self.possible_agents):

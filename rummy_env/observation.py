@@ -125,6 +125,40 @@ class Observer:
         self._one_hot = [bytes(f) + b"\x01" + bytes(faces - f - 1) for f in range(faces)]
         self._no_face = bytes(faces)
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)``: the least and the most each entry of ``encode`` can be, in any
+        state of this configuration (the observation space's ``low`` and ``high``)."""
+        rules, cs = self.engine.rules, self.engine.card_set
+        copies = np.asarray(rules.deck.face_counts(), dtype=np.float32)  # most cards of a face
+        total_cards = float(len(rules.deck.cards()))
+        wilds = float(rules.num_wild_cards)
+        contracts = [r.contract or (0, 0) for r in rules.rounds]
+        most_sets = max(c[0] for c in contracts) / 4
+        most_runs = max(c[1] for c in contracts) / 4
+        play = rules.contract_play
+        most_buys = total_cards if play is None or play.max_buys_per_round is None else play.max_buys_per_round
+        one_slot = np.concatenate([
+            np.ones(self.num_players + 2, np.float32),  # owner, kind
+            copies[: cs.num_naturals], np.ones(cs.num_naturals, np.float32),  # naturals, represented faces
+            [wilds],  # wilds in a set
+        ])
+        per_face = {"hand", "discard_pile", "known_held", "table"}
+        highs = {
+            "table_slots": np.tile(one_slot, self.num_slots),
+            "hand_sizes": total_cards * self._hand_scale,  # buying can grow a hand past the deal
+            "scores": 2 * rules.max_score * 0.01,  # a reset may start from scores up to max_score
+            "contract": np.array([most_sets, most_runs, 1.0], np.float32),
+            "contract_left": np.array([most_sets, most_runs], np.float32),
+            "wilds_owed": wilds,
+            "buys": most_buys * 0.1,
+        }
+        high = np.concatenate([
+            np.resize(copies, part.size) if part.name in per_face
+            else np.broadcast_to(np.asarray(highs.get(part.name, 1.0), np.float32), (part.size,))
+            for part in self.parts
+        ]).astype(np.float32)
+        return np.zeros(self.size, np.float32), high
+
     def encode(self, state: GameState, seat: int) -> np.ndarray:
         n, one_hot, none = self.num_players, self._one_hot, self._no_face
         known = state.known

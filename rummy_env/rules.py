@@ -87,6 +87,19 @@ class GameRules:
         return len(self.rounds)
 
     @property
+    def max_round_penalty(self) -> int:
+        """The most one seat can score in a round: every card of the game in its hand."""
+        cs = self.deck.card_set
+        wild_value = self.contract_play.wild_penalty if self.contract_play is not None else 0
+        return sum(wild_value if cs.has_wild_card and f == cs.wild_card else self.rank_penalties[cs.rank(f)]
+                   for f in self.deck.cards())
+
+    @property
+    def max_score(self) -> int:
+        """The most a seat's cumulative score can reach from zero in a game."""
+        return self.num_rounds * self.max_round_penalty
+
+    @property
     def num_wild_cards(self) -> int:
         """Physical joker / Rook cards in the game."""
         return self.deck.num_jokers if self.deck.kind == "standard" else self.deck.num_decks

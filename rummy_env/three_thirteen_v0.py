@@ -9,7 +9,7 @@
 | Action Shape       | (1,)                                                 |
 | Action Values      | Discrete(106)                                        |
 | Observation Shape  | (52 * (n + 4) + 5 * n + 28,): 350 / 407 / 464 for 2 / 3 / 4 players |
-| Observation Values | [0, inf) (scores may make it larger than 1)         |
+| Observation Values | [0, `high`]: `observation_space(agent)["observation"].high` bounds every entry |
 
 Eleven rounds of rummy (RULES.md, "Three-Thirteen"): in round r every player gets r + 2
 cards and the rank worth r + 2 (3s, 4s, ..., 10s, J, Q, K) is wild. On a turn a player draws
@@ -90,13 +90,25 @@ Rewards arrive at the step that ends a round (that step also deals the next roun
 ## Inspection and control (`env.unwrapped`)
 
 `action_to_text`, `text_to_action`, `legal_actions_text`, `describe(agent=None)`,
-`get_state()` / `set_state(snapshot)`, and `reset(seed, options)` with the scenario options
-of RULES.md: `deck` (the exact shuffled order of all cards, as card text), `dealer`
-(seat), `round` (1-based), `scores` (list per seat or dict per agent); any other option key
-is rejected with a `ValueError` (so `pettingzoo.test.api_test`, which probes `reset` with a
-dummy `{"options": 1}`, runs through a wrapper that drops it: see `tests/test_env_common.py`). An illegal action
-raises `IllegalActionError` (a `ValueError`) naming the action and the agent, and changes
-nothing.
+`get_state()` / `set_state(snapshot)`. An illegal action raises `IllegalActionError` (a
+`ValueError`) naming the action and the agent, and changes nothing. The rules, and every
+point they leave open, are in [docs/rules/three_thirteen.md](../docs/rules/three_thirteen.md).
+
+## Seeding and reset options
+
+`reset(seed=s)` deals the game of seed `s` (the same deal as in every earlier release of
+v0) and seeds the env's own stream of game seeds; every later `reset()` without a seed
+deals the next game of that stream, so the same seed and the same actions give the same
+games, bit for bit, episode after episode and in a fresh process. Until the first seed the
+stream starts from OS entropy.
+
+`options` are the scenario options of
+[docs/rules/README.md](../docs/rules/README.md#scenario-set-up): `deck` (the exact shuffled
+order of all cards, as card text), `dealer` (seat), `round` (1-based), `scores`
+(a list per seat or a dict per agent, integers from 0 to `env.unwrapped.rules.max_score`).
+An unknown key is ignored with a `UserWarning` that names it and lists the known ones, as
+`pettingzoo.test.api_test` expects. A bad value of a known key, or a bad seed, raises
+`ValueError` and changes nothing: the game in progress and the seed stream stay as they were.
 
 ## Version history
 

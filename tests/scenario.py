@@ -1,13 +1,10 @@
 """Helpers shared by the test suites of every game: the games' cards and exact deck orders
-for the scenario set-up of RULES.md, the wrapper that lets ``pettingzoo.test.api_test``
-run, and what an agent decides in a scenario."""
+for the scenario set-up of RULES.md, and what an agent decides in a scenario."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any, Callable, Sequence
-
-from pettingzoo.utils.wrappers import BaseWrapper
 
 from rummy_env.agents import Decision, SeatInfo
 
@@ -136,17 +133,6 @@ def draw_from_reshuffled_stock(exhausted_stock_env: Callable[[int], Any]) -> Any
     assert again.unwrapped.game_state.stock == raw.game_state.stock
     assert other.unwrapped.game_state.stock != raw.game_state.stock
     return env
-
-
-class DropApiTestOption(BaseWrapper):
-    """Drops the dummy ``{"options": 1}`` that ``api_test`` passes to ``reset`` to probe the
-    signature (the envs reject unknown options, pinned by a strict xfail in
-    ``test_env_common.py``), so that the rest of ``api_test`` runs unchanged."""
-
-    def reset(self, seed=None, options=None):
-        if options == {"options": 1}:
-            options = None
-        self.env.reset(seed=seed, options=options)
 
 
 def decide(env, agent_cls) -> str:

@@ -126,7 +126,7 @@ def test_default_deck_count(n, decks):
 
 def test_bad_reset_options_raise_value_error():
     env = three_thirteen_v0.env(num_players=2)
-    for options in ({"round": 0}, {"round": 12}, {"dealer": 2}, {"scores": [1]}, {"nonsense": 1},
+    for options in ({"round": 0}, {"round": 12}, {"dealer": 2}, {"scores": [1]},
                     {"deck": ["AC"] * 52}, {"scores": {"player_0": 0}}):
         with pytest.raises(ValueError):
             env.reset(seed=0, options=options)

@@ -1,19 +1,20 @@
 """API behaviour that every game shares, run for each game at every player count:
-PettingZoo's ``api_test`` (as it is, pinned: the envs reject its dummy reset option; then
-without that option, with a short turn cap and at the default config) and ``seed_test``,
-calls out of order, and stepping after the game ends. Each game's own API suite holds
-what differs between games."""
+PettingZoo's own ``api_test``, ``seed_test`` and ``render_test``, unmodified, on the env as
+users get it from ``env()`` and from ``pettingzoo.make``; reset options; the observation
+space's bounds; calls out of order, and stepping after the game ends. Each game's own API
+suite holds what differs between games."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
+import pettingzoo
 import pytest
 from gymnasium import spaces
-from pettingzoo.test import api_test, seed_test
-from scenario import DropApiTestOption
+from pettingzoo.test import api_test, render_test, seed_test
 
 from rummy_env import ActionMask, IllegalActionError, contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
 from rummy_env.engine import Phase
@@ -46,32 +47,141 @@ def smallest(game: str):
     return GAMES[game].module, GAMES[game].player_counts[0]
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "By design: api_test begins with env.reset(seed=0, options={'options': 1}) to probe the "
-    "signature, and unknown reset options are rejected with a clear ValueError (RULES.md, "
-    "scenario set-up); each game's API suite runs the rest of api_test through DropApiTestOption"))
-@pytest.mark.parametrize("game, n", EVERY_COUNT)
-def test_pettingzoo_api_test_unmodified(game, n):
-    api_test(GAMES[game].module.env(num_players=n), num_cycles=10)
+def registry_env(game: str, **kwargs):
+    """The env as ``pettingzoo.make`` builds it from the id ``import rummy_env`` registers."""
+    return pettingzoo.make("aec", f"rummy/{game}-v0", **kwargs)
 
 
+MAKERS = {"env": lambda game, **kwargs: GAMES[game].module.env(**kwargs), "make": registry_env}
+
+
+def run_api_test(env, num_cycles: int) -> None:
+    """``api_test`` as it is: its first call, ``reset(options={"options": 1})``, must warn."""
+    with pytest.warns(UserWarning, match=r"unknown option\(s\) \['options'\]"):
+        api_test(env, num_cycles=num_cycles)
+
+
+@pytest.mark.parametrize("maker", MAKERS)
 @pytest.mark.parametrize("game, n", EVERY_COUNT)
-def test_pettingzoo_api_test(game, n):
+def test_pettingzoo_api_test(game, n, maker):
     g = GAMES[game]
-    api_test(DropApiTestOption(g.module.env(num_players=n, max_turns_per_round=g.short_cap)), num_cycles=g.api_cycles)
+    run_api_test(MAKERS[maker](game, num_players=n, max_turns_per_round=g.short_cap), g.api_cycles // 4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, n", EVERY_COUNT)
-def test_pettingzoo_api_test_default_config(game, n):
+def test_pettingzoo_api_test_at_volume(game, n):
     g = GAMES[game]
-    api_test(DropApiTestOption(g.module.env(num_players=n)), num_cycles=g.default_api_cycles)
+    run_api_test(g.module.env(num_players=n, max_turns_per_round=g.short_cap), g.api_cycles)
+    run_api_test(g.module.env(num_players=n), g.default_api_cycles)
 
 
+@pytest.mark.parametrize("maker", MAKERS)
 @pytest.mark.parametrize("game, n", EVERY_COUNT)
-def test_pettingzoo_seed_test(game, n):
+def test_pettingzoo_seed_test(game, n, maker):
+    g = GAMES[game]
+    seed_test(lambda: MAKERS[maker](game, num_players=n), num_cycles=g.seed_cycles // 4)
+    seed_test(lambda: MAKERS[maker](game, num_players=n, max_turns_per_round=g.short_cap - 1),
+              num_cycles=g.short_seed_cycles // 4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, n", EVERY_COUNT)
+def test_pettingzoo_seed_test_at_volume(game, n):
     g = GAMES[game]
     seed_test(lambda: g.module.env(num_players=n), num_cycles=g.seed_cycles)
     seed_test(lambda: g.module.env(num_players=n, max_turns_per_round=g.short_cap - 1), num_cycles=g.short_seed_cycles)
+
+
+@pytest.mark.parametrize("maker", MAKERS)
+@pytest.mark.parametrize("game, n", EVERY_COUNT)
+def test_pettingzoo_render_test(game, n, maker, capsys):
+    """Every render mode the metadata lists: ``ansi`` returns the table as text, ``human``
+    prints it and returns ``None``."""
+    render_test(lambda render_mode=None: MAKERS[maker](game, num_players=n, render_mode=render_mode),
+                custom_tests={"ansi": lambda text: "to act: player_" in text and "score" in text})
+    assert "to act: player_" in capsys.readouterr().out  # human mode printed
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_unknown_reset_options_warn_naming_them_and_are_ignored(game):
+    module, n = smallest(game)
+    env, plain = module.env(num_players=n), module.env(num_players=n)
+    with pytest.warns(UserWarning, match=r"\['colour', 7\]; the known options are \['deck', 'dealer', 'round', 'scores'\]"):
+        env.reset(seed=3, options={"colour": "red", 7: None, "dealer": 1})
+    plain.reset(seed=3, options={"dealer": 1})
+    assert env.unwrapped.describe() == plain.unwrapped.describe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=3, options={"dealer": 1, "round": 2})  # known keys: no warning
+        env.reset(seed=3, options=None)
+
+
+BAD_OPTIONS = [
+    ({"dealer": 99}, "option 'dealer' must be a seat"),
+    ({"round": 0}, "option 'round' must be an integer from 1"),
+    ({"scores": [1]}, "option 'scores' must be"),
+    ({"deck": ["AS"]}, "deck"),
+    ("dealer", "options must be a dict"),
+]
+
+
+@pytest.mark.parametrize("options, words", BAD_OPTIONS)
+@pytest.mark.parametrize("game", GAMES)
+def test_a_bad_value_of_a_known_option_raises_and_changes_nothing(game, options, words):
+    """Neither the game in progress nor the env's seed stream moves: the next unseeded
+    reset deals what it would have dealt without the failed call."""
+    module, n = smallest(game)
+    env, twin = module.env(num_players=n), module.env(num_players=n)
+    for e in (env, twin):
+        e.reset(seed=11)
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    before = env.unwrapped.describe()
+    with pytest.raises(ValueError, match=words):
+        env.reset(options=options)
+    with pytest.raises(ValueError, match=words):
+        env.reset(seed=5, options=options)
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        env.reset(seed="five")
+    assert env.unwrapped.describe() == before
+    env.reset()
+    twin.reset()
+    assert env.unwrapped.describe() == twin.unwrapped.describe()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_scores_option_is_bounded_by_what_a_game_can_score(game):
+    module, n = smallest(game)
+    env = module.env(num_players=n)
+    top = env.unwrapped.rules.max_score
+    env.reset(seed=0, options={"scores": [top] * n})
+    assert env.unwrapped.describe()["scores"] == {a: top for a in env.possible_agents}
+    for bad in (-1, top + 1):
+        with pytest.raises(ValueError, match=f"integers from 0 to {top}"):
+            env.reset(seed=0, options={"scores": [bad] * n})
+
+
+@pytest.mark.parametrize("game, n", EVERY_COUNT)
+def test_observations_lie_inside_the_observation_space(game, n):
+    """``low``/``high`` bound every value the env emits: random games, one of them started
+    from the highest scores the ``scores`` option allows, so that scores reach their bound."""
+    env = GAMES[game].module.env(num_players=n, max_turns_per_round=60)
+    space = env.observation_space(env.possible_agents[0])
+    box = space["observation"]
+    assert np.isfinite(box.high).all() and (box.low == 0).all() and (box.high > 0).all()
+    rng = np.random.default_rng(n)
+    top = env.unwrapped.rules.max_score
+    last_round = env.unwrapped.rules.num_rounds
+    for seed, options in ((0, None), (1, {"scores": [top] * n, "round": last_round})):
+        env.reset(seed=seed, options=options)
+        for agent in env.agent_iter():
+            for seat in env.possible_agents:  # every seat's view, not only the one to act
+                obs = env.observe(seat)
+                assert space.contains(obs), (seat, np.flatnonzero(obs["observation"] > box.high))
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    scores = env.unwrapped.observer.offsets["scores"]
+    assert obs["observation"][scores].max() >= 0.5 * box.high[scores].max()
 
 
 @pytest.mark.parametrize("game", GAMES)

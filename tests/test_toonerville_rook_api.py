@@ -401,7 +401,7 @@ def test_bad_reset_options_raise_value_error_and_corrupt_nothing():
     joker[joker.index("ROOK")] = "JK"
     extra = no_rook + ["5R"]  # right size, wrong multiset
     bad = [
-        {"nonsense": 1}, {"options": 1}, {"deck": swapped}, {"deck": no_rook}, {"deck": joker}, {"deck": extra},
+        {"deck": swapped}, {"deck": no_rook}, {"deck": joker}, {"deck": extra},
         {"deck": cards + ["ROOK"]}, {"deck": toonerville_rook_cards(3)}, {"deck": toonerville_rook_cards(5)},
         {"deck": " ".join(cards)}, {"deck": cards[:-1] + [7]},
         {"round": 0}, {"round": 12}, {"round": "2"}, {"round": True}, {"round": 1.0},

@@ -250,6 +250,57 @@ def test_a_run_is_reproducible_from_its_seed(tmp_path: Path):
     assert (runs[0] / "metrics.csv").read_text().count("\n") == 3  # header and two updates
 
 
+TIMINGS = ("seconds", "steps_per_second")
+
+
+@pytest.mark.slow
+def test_a_run_with_rollout_workers_is_reproducible_in_fresh_processes(tmp_path: Path):
+    """Two command-line runs with the same config and seed, two rollout worker processes
+    each and the imitation warm start: the same losses, evaluations and weights."""
+
+    def run(name: str, seed: int) -> Path:
+        cmd = [sys.executable, "-m", "training.ppo", "--config", str(REPO / "configs" / "three_thirteen.yaml"),
+               "--num-players", "2", "--seed", str(seed), "--total-steps", "1536", "--steps-per-update", "512",
+               "--num-envs", "4", "--num-workers", "2", "--hidden-sizes", "32", "--minibatch-size", "256",
+               "--eval-every", "1", "--eval-games", "4", "--eval-opponent", "random",
+               "--imitation-decisions", "256", "--imitation-epochs", "1",
+               "--run-dir", str(tmp_path), "--run-name", name, "--no-progress"]
+        subprocess.run(cmd, check=True, cwd=REPO, capture_output=True, timeout=600)
+        return tmp_path / name
+
+    def metrics(run: Path) -> list[dict[str, str]]:
+        with open(run / "metrics.csv") as f:
+            return [{k: v for k, v in row.items() if k not in TIMINGS} for row in csv.DictReader(f)]
+
+    a, b, c = run("a", 3), run("b", 3), run("c", 4)
+    rows = metrics(a)
+    assert len(rows) == 4 and rows[-1]["policy_loss"] and rows[-1]["eval_win_rate"]  # warm start and 3 updates
+    assert rows == metrics(b) != metrics(c)
+    wa, wb, wc = (_weights(run / "last.pt") for run in (a, b, c))
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+    assert not all(torch.equal(wa[k], wc[k]) for k in wa)
+
+
+@pytest.mark.slow
+def test_an_evaluation_with_the_same_seed_gives_the_same_report_in_fresh_processes(tmp_path: Path):
+    """``rummy-eval`` of a checkpoint against the baselines, with worker processes: the same
+    JSON report twice, apart from how it ran (timings, workers)."""
+
+    def report(name: str, seed: int) -> dict:
+        out = tmp_path / f"{name}.json"
+        cmd = [sys.executable, "-m", "rummy_env.evaluate", "--game", "three_thirteen", "--agents",
+               str(REPO / "checkpoints" / "three_thirteen.pt"), "expert", "greedy", "random", "--games", "8",
+               "--seed", str(seed), "--workers", "2", "--json", str(out), "--no-progress"]
+        subprocess.run(cmd, check=True, cwd=REPO, capture_output=True, timeout=600)
+        data = json.loads(out.read_text())
+        assert data["execution"]["workers"] == 2
+        return {k: v for k, v in data.items() if k != "execution"}
+
+    first, second, other = report("a", 5), report("b", 5), report("c", 6)
+    assert first == second
+    assert first["games"] != other["games"]
+
+
 def test_a_run_resumes_from_its_last_checkpoint(tmp_path: Path):
     first = Trainer(tiny(run_dir=str(tmp_path), run_name="r", snapshot_every=1)).train()
     resumed = tiny(run_dir=str(tmp_path), run_name="r", snapshot_every=1, total_steps=1536,
@@ -264,7 +315,7 @@ def test_a_run_resumes_from_its_last_checkpoint(tmp_path: Path):
 
 
 # ---------------------------------------------------------------- end to end, per game
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", [GAMES[0], *(pytest.param(g, marks=pytest.mark.slow) for g in GAMES[1:])])
 def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
     cmd = [sys.executable, "-m", "training.ppo", "--config", str(REPO / "configs" / f"{game}.yaml"),
            "--total-steps", "1024", "--steps-per-update", "512", "--num-envs", "2", "--num-workers", "1",
@@ -613,6 +664,7 @@ def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(pat
     assert len(report["games"]) >= 2000 and report["settings"]["agents"][1:] == ["greedy"] * (players - 1)
 
 
+@pytest.mark.slow
 def test_a_terminated_run_stops_its_worker_processes(tmp_path: Path):
     cmd = [sys.executable, "-m", "training.ppo", "--num-players", "2", "--total-steps", "100000000",
            "--steps-per-update", "256", "--num-envs", "2", "--num-workers", "2", "--hidden-sizes", "16",

@@ -1,0 +1,20 @@
+"""The test suite's switches: tests marked ``slow`` (long random-play sweeps, oracles at
+volume, training and evaluation runs) are left out unless a ``-m`` expression asks for
+them, so that ``python -m pytest -n 2`` stays fast; CI then runs ``-m slow``."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: a long sweep, left out unless selected with -m (CI runs -m slow)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.option.markexpr:
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
