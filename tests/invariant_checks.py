@@ -226,3 +226,10 @@ class InvariantChecks:
             assert np.array_equal(self.env.observe(agent)["observation"], obs_before)
         self.count["hidden_checks"] += 1
         self.count["hidden_changed"] += changed or not movable
+
+
+def sweep(params: list, fast: int) -> list:
+    """A random-play sweep's parameters, the first ``fast`` in the default run and the rest
+    marked ``slow`` (run by CI with ``-m slow``)."""
+    return [p if i < fast else pytest.param(*(p if isinstance(p, tuple) else (p,)), marks=pytest.mark.slow)
+            for i, p in enumerate(params)]

@@ -316,7 +316,7 @@ MECHANICS = ("went_down", "layoff_offered", "swap_offered", "deep_offered", "dee
 GAMES = {3: 45, 4: 45, 5: 36, 8: 18}
 
 
-@pytest.mark.parametrize("chunk", [0, 1])
+@pytest.mark.parametrize("chunk", [0, pytest.param(1, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("n", [3, 4, 5, 8])
 def test_mask_equals_oracle_in_random_games(n, chunk):
     start = time.perf_counter()

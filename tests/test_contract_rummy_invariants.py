@@ -109,7 +109,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from invariant_checks import InvariantChecks
+from invariant_checks import InvariantChecks, sweep
 
 from rummy_env import contract_rummy_v0
 from rummy_env.actions import ActionKind
@@ -467,7 +467,8 @@ def _assert_every_step_checked(checker: Checker) -> None:
     assert c["hidden_changed"] == c["hidden_checks"], "a hidden-card shuffle moved no card"
 
 
-@pytest.mark.parametrize("n, chunk", [(n, c) for n in PLAYERS for c in range(SHORT_CHUNKS[n])])
+@pytest.mark.parametrize("n, chunk", sweep([(n, c) for c in range(max(SHORT_CHUNKS.values())) for n in PLAYERS
+                                            if c < SHORT_CHUNKS[n]], fast=8))
 def test_random_games_short_rounds(n, chunk):
     checker = Checker(n, SHORT_CAP, seed=1000 * n + chunk)
     start = time.perf_counter()
@@ -480,7 +481,7 @@ def test_random_games_short_rounds(n, chunk):
     _report(checker, f"n={n} cap {SHORT_CAP} chunk {chunk}", start)
 
 
-@pytest.mark.parametrize("n, chunk", [(n, c) for n in PLAYERS for c in range(MID_CHUNKS)])
+@pytest.mark.parametrize("n, chunk", sweep([(n, c) for c in range(MID_CHUNKS) for n in PLAYERS], fast=4))
 def test_random_games_longer_rounds(n, chunk):
     checker = Checker(n, MID_CAP[n], seed=2000 * n + chunk)
     start = time.perf_counter()
@@ -492,6 +493,7 @@ def test_random_games_longer_rounds(n, chunk):
     _report(checker, f"n={n} cap {MID_CAP[n]} chunk {chunk}", start)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", PLAYERS)
 def test_random_games_default_turn_cap(n):
     """Long rounds: the stock runs out and the discard pile is reshuffled, players go out

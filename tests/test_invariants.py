@@ -64,7 +64,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from invariant_checks import InvariantChecks
+from invariant_checks import InvariantChecks, sweep
 
 from rummy_env import three_thirteen_v0
 from rummy_env.engine import Phase
@@ -182,8 +182,7 @@ def _report(checker: Checker, label: str, games: int, start: float) -> None:
           f"{time.perf_counter() - start:.1f}s")
 
 
-@pytest.mark.parametrize("chunk", range(SHORT_CHUNKS))
-@pytest.mark.parametrize("n", PLAYERS)
+@pytest.mark.parametrize("n, chunk", sweep([(n, k) for k in range(SHORT_CHUNKS) for n in PLAYERS], fast=6))
 def test_random_games_short_rounds(n, chunk):
     checker = Checker(n, SHORT_CAP, seed=1000 * n + chunk)
     start = time.perf_counter()
@@ -196,6 +195,7 @@ def test_random_games_short_rounds(n, chunk):
     _report(checker, f"n={n} chunk={chunk}", SHORT_GAMES_PER_CHUNK, start)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", PLAYERS)
 def test_random_games_default_turn_cap(n):
     checker = Checker(n, 400, seed=7 * n)

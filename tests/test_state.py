@@ -83,7 +83,7 @@ def state_fields(snapshot) -> tuple:
 
 # ---------------------------------------------------------------- get_state / set_state
 @pytest.mark.parametrize("n", PLAYERS)
-@pytest.mark.parametrize("cap", [20, 400])
+@pytest.mark.parametrize("cap", [20, pytest.param(400, marks=pytest.mark.slow)])
 def test_snapshot_round_trip(n, cap):
     env = three_thirteen_v0.env(num_players=n, max_turns_per_round=cap)
     raw = env.unwrapped
