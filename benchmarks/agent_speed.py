@@ -7,7 +7,7 @@ max time of one ``act`` call and the decisions per game. Only ``act`` is timed (
 left out; an agent that asks for ``decision.view`` pays for building it. A baseline whose
 module does not import yet is skipped with a note.
 
-    cd /work/main && PYTHONPATH=. .venv/bin/python benchmarks/agent_speed.py --games 20
+    python benchmarks/agent_speed.py --games 20
 
 Everything runs in this one process, single-threaded.
 """

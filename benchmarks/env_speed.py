@@ -6,7 +6,7 @@ rummy with an equivalent loop (observation tensor + legal-action mask at every d
 a reference point. Measurements are interleaved (reference, ours, ..., reference, ours, ...)
 and the median of ``--repeats`` measurements is reported, with the ratio ours / reference.
 
-    cd /work/main && PYTHONPATH=. .venv/bin/python benchmarks/env_speed.py --seconds 3
+    python benchmarks/env_speed.py --seconds 3
 
 Only live agent steps (an action taken by the agent to act) count: the ``env.step(None)``
 calls that remove finished agents and OpenSpiel's chance nodes are run and timed, but not

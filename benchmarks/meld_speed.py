@@ -15,7 +15,7 @@ memo was:
     warm  one fresh MeldSolver per measured batch, its memos carried from hand to hand
           (as an environment's solver is during a game); every hand is still distinct
 
-    cd /work/main && PYTHONPATH=. .venv/bin/python benchmarks/meld_speed.py --seconds 1
+    python benchmarks/meld_speed.py --seconds 1
 """
 
 from __future__ import annotations

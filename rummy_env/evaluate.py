@@ -500,6 +500,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if "" not in sys.path and os.getcwd() not in sys.path:  # as `python -m` does: module:Class specs of this folder
+        sys.path.insert(0, os.getcwd())
     try:
         report = evaluate(args.game, args.agents, args.games, args.seed, players=args.players,
                           workers=args.workers, env_kwargs=dict(args.env_kwargs),

@@ -631,7 +631,7 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
         assert text in card
 
 
-def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path: Path, monkeypatch):
+def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path: Path):
     from training import ship
 
     config = tiny(num_players=4)
@@ -640,8 +640,7 @@ def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path
     network = build_network(config, 464, 106)
     counters = {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 1.0}
     save_checkpoint(run / "best.pt", network, config, counters, extra={"history": [{"env_steps": 10, "eval_win_rate": 0.3}]})
-    monkeypatch.setattr(ship, "CHECKPOINTS", tmp_path)
-    ship.main([str(run), "--name", "tiny", "--games", "4", "--workers", "1"])
+    ship.main([str(run), "--name", "tiny", "--games", "4", "--workers", "1", "--out", str(tmp_path)])
     shipped = load_checkpoint(tmp_path / "tiny.pt")
     assert all(w.dtype == torch.float16 for w in shipped["weights"].values())
     assert (tmp_path / "tiny.md").is_file() and (tmp_path / "tiny.eval.json").is_file()

@@ -3,7 +3,7 @@
     python -m training.ship runs/three_thirteen-s1 --name three_thirteen --games 2000 --workers 2
 
 Copies the run's ``best.pt`` (weights, stored as float16, config, counters and evaluation
-history; no optimiser or pool) to ``checkpoints/<name>.pt``, then plays the acceptance
+history; no optimiser or pool) to ``checkpoints/<name>.pt`` (``--out`` names another folder), then plays the acceptance
 tournament with the evaluation harness: the policy in one seat, ``greedy`` in every other,
 seats rotated, on deals of a seed the training never evaluated on (``--seed``, default 7;
 training selects its best checkpoint on the deals of ``eval_seed``, so those would flatter
@@ -30,7 +30,6 @@ from rummy_env.evaluate import Report, evaluate
 
 from .checkpoint import FORMAT, load_checkpoint
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 KEPT = ("format", "package_version", "game", "rules_config", "observation_size", "action_size", "config",
         "counters", "weights", "history")
 
@@ -100,7 +99,8 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
         "## Training config",
         "",
         "```yaml",
-        yaml.safe_dump(config, sort_keys=False).rstrip(),
+        # where the run lived is this machine's business, not the recipe's
+        yaml.safe_dump({k: v for k, v in config.items() if k not in ("run_dir", "resume")}, sort_keys=False).rstrip(),
         "```",
     ]
     return "\n".join(lines) + "\n"
@@ -109,7 +109,9 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path, help="the run folder (holding best.pt)")
-    ap.add_argument("--name", required=True, help="file name in checkpoints/ (without .pt)")
+    ap.add_argument("--name", required=True, help="file name in the --out folder (without .pt)")
+    ap.add_argument("--out", type=Path, default=Path("checkpoints"),
+                    help="folder of the shipped files (default checkpoints, under the working directory)")
     ap.add_argument("--checkpoint", default="best.pt", help="which checkpoint of the run (default best.pt)")
     ap.add_argument("--games", type=int, default=2000, help="games of the acceptance tournament (default 2000)")
     ap.add_argument("--seed", type=int, default=7, help="seed of its deals (default 7)")
@@ -118,23 +120,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     data = load_checkpoint(args.run / args.checkpoint)
-    target = CHECKPOINTS / f"{args.name}.pt"
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{args.name}.pt"
     shipped = {key: data[key] for key in KEPT if key in data}
     # float16 halves the file (loading copies into float32); the tournament below plays these weights
     shipped["weights"] = {k: v.half() if v.is_floating_point() else v for k, v in data["weights"].items()}
     torch.save(shipped, target)
     players = data["config"]["num_players"]
     # the spec as the command below gives it, from the repository root
-    spec = os.path.relpath(target) if target.is_relative_to(Path.cwd()) else str(target)
+    spec = os.path.relpath(target) if target.resolve().is_relative_to(Path.cwd()) else str(target)
     agents = [spec] + ["greedy"] * (players - 1)
     report = evaluate(data["game"], agents, games=args.games, seed=args.seed, env_kwargs=data["rules_config"],
                       workers=args.workers, progress=True)
     command = (f"rummy-eval --game {data['game']} --agents {spec} {' '.join(['greedy'] * (players - 1))} "
                f"--games {args.games} --seed {args.seed} --workers {args.workers}")
-    (CHECKPOINTS / f"{args.name}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
-    (CHECKPOINTS / f"{args.name}.md").write_text(model_card(args.name, data, report, command, args.note))
+    (out / f"{args.name}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
+    (out / f"{args.name}.md").write_text(model_card(args.name, data, report, command, args.note))
     if (args.run / "learning_curve.png").exists():
-        shutil.copyfile(args.run / "learning_curve.png", CHECKPOINTS / f"{args.name}_learning_curve.png")
+        shutil.copyfile(args.run / "learning_curve.png", out / f"{args.name}_learning_curve.png")
     print(report.format())
     ok, words = beats(report)
     print(f"\n{'beats' if ok else 'does NOT beat'} greedy: {words}")
