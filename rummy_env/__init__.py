@@ -1,4 +1,4 @@
-"""Contract-style rummy games as PettingZoo AEC environments (see RULES.md)."""
+"""Contract-style rummy games as PettingZoo AEC environments (rules: docs/rules/README.md)."""
 
 from pettingzoo import register
 

@@ -1,5 +1,5 @@
-"""The fixed, flat action layout of each game and the canonical action text (RULES.md,
-"Notation").
+"""The fixed, flat action layout of each game and the canonical action text
+(docs/rules/README.md#action-text).
 
 Every action means the same thing in every state ("discard 7H", never "discard hand
 slot 3"). The layout is a sequence of blocks, each present only in the games that use it;

@@ -1,4 +1,4 @@
-"""Cards, decks and their canonical text (RULES.md, "Notation").
+"""Cards, decks and their canonical text (docs/rules/README.md#card-text).
 
 A card is an ``int`` *face*. Natural faces are ``suit * num_ranks + rank`` with ranks
 0-based (standard: A=0 .. K=12; Rook: 1=0 .. 14=13); the deck's wild card (joker or Rook),

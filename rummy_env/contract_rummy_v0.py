@@ -11,7 +11,7 @@
 | Observation Shape  | (3n² + 379n + 1290,): 2,454 / 2,854 / 3,260 / 4,514 for 3 / 4 / 5 / 8 players |
 | Observation Values | [0, `high`]: `observation_space(agent)["observation"].high` bounds every entry |
 
-Seven deals of rummy with a contract each (RULES.md, "Contract Rummy"): to go down a player
+Seven deals of rummy with a contract each (docs/rules/contract_rummy.md#summary): to go down a player
 lays exactly the deal's sets and runs; after that they may lay off cards on any meld on the
 table, and swap the joker out of runs. The round ends when a player's hand is empty; every
 other hand scores its cards (2..10 face value, J Q K 10, A 15, joker 15). Lowest total after
@@ -69,7 +69,7 @@ holds and a joker for each other one. `env.unwrapped.layout.blocks` has the offs
 `action_mask` (int8; an `ActionMask`, an ndarray whose `nonzero` runs at bool speed) is 1
 exactly for the legal actions of the agent to act, and all zeros
 for every other agent. Every offered action leaves the agent a legal way to finish its turn
-(RULES.md, "No dead ends"), checked by an exact search over its own remaining moves:
+(docs/rules/README.md#no-dead-ends), checked by an exact search over its own remaining moves:
 - **Draw phase**: `draw stock` (always: an empty stock is reshuffled from the discard
   pile, or the round ends as a dead round), `draw discard` when the pile is not empty, and
   `draw discard N` only when the N-th card can be put on the table this turn (in the going

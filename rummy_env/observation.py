@@ -53,7 +53,8 @@ class Observer:
         byte_parts += [
             Part("discard_pile", faces, "count of each face in the discard pile"),
             Part("known_held", (n - 1) * faces,
-                 "per other seat (left first): faces it is known to hold (taken from the discard pile)"),
+                 "per other seat (left first): faces everyone saw it take (from the discard pile, "
+                 "by a buy or a swap) and has not played or discarded since"),
             Part("table", faces, "count of each face in the melds on the table"),
             Part("taken_face", faces, "one-hot: face taken from the top of the discard pile this turn"),
         ]

@@ -1,4 +1,5 @@
-"""Each game as data: one frozen rules dataclass read by the one engine (RULES.md)."""
+"""Each game as data: one frozen rules dataclass read by the one engine
+(docs/rules/README.md)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ class ContractPlay:
     contract_runs_apart: bool = True
     """Two runs of one suit laid in the same going down may not join up (be adjacent)."""
     max_set_action_wilds: int = 2
-    """The most wilds a ``meld set`` action names (RULES.md, "Notation")."""
+    """The most wilds a ``meld set`` action names (docs/rules/README.md#action-text)."""
     buying: bool = False
     """Other players may buy the top discard when the player to act draws from the stock
     (Toonerville Rook)."""
@@ -161,7 +162,8 @@ def contract_rummy(
 ) -> GameRules:
     """Contract Rummy: 7 deals, each with a contract of sets and runs to go down with."""
     num_players = _check_players("contract_rummy", num_players, 3, 8)
-    default_decks = 1 if num_players <= 4 else 2  # and as many jokers (RULES.md, "Cards")
+    # and as many jokers (docs/rules/contract_rummy.md#default-decks-and-jokers)
+    default_decks = 1 if num_players <= 4 else 2
     num_decks = default_decks if num_decks is None else _check_int("num_decks", num_decks, 1, 8)
     num_jokers = default_decks if num_jokers is None else _check_int("num_jokers", num_jokers, 0, 8)
     max_deep_draw = _check_int("max_deep_draw", max_deep_draw, 1)

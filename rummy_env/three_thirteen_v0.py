@@ -11,7 +11,7 @@
 | Observation Shape  | (52 * (n + 4) + 5 * n + 28,): 350 / 407 / 464 for 2 / 3 / 4 players |
 | Observation Values | [0, `high`]: `observation_space(agent)["observation"].high` bounds every entry |
 
-Eleven rounds of rummy (RULES.md, "Three-Thirteen"): in round r every player gets r + 2
+Eleven rounds of rummy (docs/rules/three_thirteen.md#summary): in round r every player gets r + 2
 cards and the rank worth r + 2 (3s, 4s, ..., 10s, J, Q, K) is wild. On a turn a player draws
 the top card of the stock or of the discard pile and then discards, or goes out: discards
 one card while every other card in hand can be arranged into sets (3+ of a rank) and runs

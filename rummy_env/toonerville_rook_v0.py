@@ -11,7 +11,7 @@
 | Observation Shape  | (8n² + 984n + 308,): 3,332 / 4,372 / 5,428 for 3 / 4 / 5 players |
 | Observation Values | [0, `high`]: `observation_space(agent)["observation"].high` bounds every entry |
 
-Eleven rounds of contract rummy with Rook cards (RULES.md, "Toonerville Rook"): one 57-card
+Eleven rounds of contract rummy with Rook cards (docs/rules/toonerville_rook.md#summary): one 57-card
 Rook deck per player (colours R Y G B numbered 1..14, and one Rook, wild), all shuffled
 together. To go down a player lays at least the round's contract; after that they may lay
 down further melds of any kind and lay off cards on any meld on the table. When the player
@@ -88,7 +88,7 @@ has left it), can give both the penalty card and the draw. Buy questions are not
 `action_mask` (int8; an `ActionMask`, an ndarray whose `nonzero` runs at bool speed) is 1
 exactly for the legal actions of the agent to act, and all zeros
 for every other agent. Every offered action leaves the agent a legal way to finish its turn
-(RULES.md, "No dead ends"), checked by an exact search over its own remaining moves:
+(docs/rules/README.md#no-dead-ends), checked by an exact search over its own remaining moves:
 - **Draw phase**: `draw stock` (always: an empty stock is reshuffled from the discard
   pile, or the round ends as a dead round) and `draw discard` when the pile is not empty.
 - **Buy question**: `buy` and `pass`, for the agent asked.

@@ -1,8 +1,8 @@
 """An independent oracle for the Contract Rummy action mask.
 
-Written from the rules text alone (``RULES.md``: "Shared procedure", "Meld basics",
-"Contract Rummy", "Environment conventions", "Notation"; ``docs/rules_decisions.md``,
-"All games" and "Contract Rummy"; the action and mask spec in the docstring of
+Written from the rules text alone (``docs/rules/README.md``: shared procedure, meld
+basics, environment conventions, notation; ``docs/rules/contract_rummy.md``, with its
+decisions; the action and mask spec in the docstring of
 ``rummy_env/contract_rummy_v0.py``). It reads the env's state only (``describe()``, plain
 fields of ``game_state``, ``rules``) and never calls the engine, the meld solver or the
 action layout: cards, melds and actions are its own small representation here, and the
@@ -27,8 +27,8 @@ Draw phase: ``draw stock`` always (mask spec: an empty stock is reshuffled or en
 round); ``draw discard`` when the pile is not empty; ``draw discard N`` (2 <= N <=
 ``max_deep_draw``, N <= pile size) takes the N-th card from the top and every card above
 it, obliges the N-th card's face to reach the table by a going-down meld or a lay-off
-(not a swap), and sets no discard-rule face (rules_decisions "Deep draws"). ``draw
-discard`` (the top card) makes its face the "taken" face of the discard rule.
+(not a swap), and sets no discard-rule face (docs/rules/contract_rummy.md#deep-draws).
+``draw discard`` (the top card) makes its face the "taken" face of the discard rule.
 
 Play phase:
 - Not down: the contract's melds (``meld set``: the named naturals, distinct suits, plus
@@ -36,7 +36,7 @@ Play phase:
   the hand's natural at every position it holds and a joker at every other one, at least
   one natural), while a meld slot is free (``max_table_melds``). Once a going down has
   started only its remaining melds; two runs of one suit laid in one going down may not be
-  adjacent (rules_decisions "Join up means adjacent").
+  adjacent (docs/rules/contract_rummy.md#runs-kept-apart).
 - Down (this turn or earlier): ``lay off X on S`` when meld S stays legal (a set: rank,
   a new suit, at most 4 cards, a joker on a set of 3; a run: X extends an end, an ace
   that fits both ends and a joker go to the high end when open, else the low end; never
@@ -50,12 +50,12 @@ Play phase:
   lay-offs, no swaps.
 - An empty hand ends the turn (the round ends at once); the deep-drawn face must still have
   gone on the table by a meld or a lay-off (the deep draw is allowed "only if" it does).
-  RULES.md's "No dead ends" lists "an empty hand" apart from "a legal discard with every
-  obligation met"; the oracle reads the deep-draw rule as binding either way.
+  docs/rules/README.md#no-dead-ends lists "an empty hand" apart from "a legal discard with
+  every obligation met"; the oracle reads the deep-draw rule as binding either way.
 
-- One joker laid off counts for every joker obligation at once (a deep-drawn joker and a
-  swapped one): the texts ask for "a card of that face" on the table and "one joker per
-  swap", and do not say whether one lay-off may meet both.
+- Each obligation takes its own card (docs/rules/contract_rummy.md#obligations): a joker
+  laid off while a swapped joker is owed pays that one, and a deep-drawn joker still has
+  to reach the table by another card of its face.
 
 No dead ends: an action is offered iff it is rules-legal and after it the player can
 still finish the turn by its own rules-legal actions (hand empty, or a legal discard).
@@ -374,7 +374,7 @@ class ContractOracle:
                 hand=hand_remove(st.hand, [card]),
                 table=table,
                 # each obligation takes its own card: a joker laid off while a swapped joker
-                # is owed is that joker (docs/rules_decisions.md)
+                # is owed is that joker (docs/rules/contract_rummy.md#obligations)
                 must=None if st.must == card and not (card == JOKER and st.owed > 0) else st.must,
                 taken=None if st.taken == card else st.taken,
                 owed=st.owed - 1 if card == JOKER and st.owed > 0 else st.owed,
@@ -399,8 +399,9 @@ class ContractOracle:
         """Can the player still end this turn legally by its own actions?"""
         if not any(st.hand):
             # going out ends the round; the deep draw was only allowed on condition that its
-            # card went on the table by a meld or a lay-off (RULES.md, "Draw"), so an empty
-            # hand does not excuse that obligation (a swapped joker left the hand: laid off)
+            # card went on the table by a meld or a lay-off
+            # (docs/rules/contract_rummy.md#deep-draws), so an empty hand does not excuse
+            # that obligation (a swapped joker left the hand: laid off)
             return not st.going_down and st.must is None and st.owed == 0
         key = st.key()
         hit = self.memo.get(key)

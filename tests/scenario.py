@@ -1,5 +1,6 @@
 """Helpers shared by the test suites of every game: the games' cards and exact deck orders
-for the scenario set-up of RULES.md, and what an agent decides in a scenario."""
+for the scenario set-up (docs/rules/README.md#scenario-set-up), and what an agent decides
+in a scenario."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def arrange_deck(
 
 
 def reset_to(env, deck: list[str], dealer: int, round_no: int, scores=None, seed: int = 0):
-    """``env`` reset with the scenario options (RULES.md, "Scenario set-up"); returns it."""
+    """``env`` reset with the scenario options (docs/rules/README.md#scenario-set-up);
+    returns it."""
     options = {"deck": deck, "dealer": dealer, "round": round_no}
     if scores is not None:
         options["scores"] = scores
@@ -109,10 +111,10 @@ def empty_the_stock(env) -> None:
 
 
 def draw_from_reshuffled_stock(exhausted_stock_env: Callable[[int], Any]) -> Any:
-    """RULES.md, shared procedure 5, on ``exhausted_stock_env(seed)`` (a game with an empty
-    stock and a discard pile of several cards): ``draw stock`` stays legal and reshuffles
-    every discard but the top into the stock, then draws from it; the shuffle follows the
-    seed. Returns the env (seed 1) after the draw."""
+    """docs/rules/README.md#empty-stock, on ``exhausted_stock_env(seed)`` (a game with an
+    empty stock and a discard pile of several cards): ``draw stock`` stays legal and
+    reshuffles every discard but the top into the stock, then draws from it; the shuffle
+    follows the seed. Returns the env (seed 1) after the draw."""
     env = exhausted_stock_env(1)
     raw = env.unwrapped
     d = raw.describe()

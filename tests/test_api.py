@@ -1,7 +1,7 @@
 """PettingZoo registration and spaces, configuration errors, illegal actions, rendering and
 action text for ``rummy_env.three_thirteen_v0`` (env spec: the module docstring; rules:
-RULES.md). ``api_test``, ``seed_test`` and the call-order checks every game shares are in
-``test_env_common.py``."""
+docs/rules/three_thirteen.md). ``api_test``, ``seed_test`` and the call-order checks every
+game shares are in ``test_env_common.py``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cards, decks and their canonical text (RULES.md, "Notation")."""
+"""Cards, decks and their canonical text (docs/rules/README.md#card-text)."""
 
 from __future__ import annotations
 

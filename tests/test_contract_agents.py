@@ -2,7 +2,7 @@
 (``rummy_env/agents/contract_heuristics.py``): complete games of both games at every
 supported player count without an illegal action (``play_game`` raises on one),
 determinism, and named scenarios of key behaviours, built as the rule tests build theirs
-(RULES.md, "Scenario set-up")."""
+(docs/rules/README.md#scenario-set-up)."""
 
 from __future__ import annotations
 

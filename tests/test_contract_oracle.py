@@ -1,7 +1,8 @@
 """The Contract Rummy action mask against an independent oracle (``tests/contract_oracle.py``).
 
-The oracle is written from RULES.md and docs/rules_decisions.md alone and reads only the
-env's state; it decides "no dead ends" by brute force. Here:
+The oracle is written from the rules pages (docs/rules/README.md,
+docs/rules/contract_rummy.md) alone and reads only the env's state; it decides "no dead
+ends" by brute force. Here:
 
 - random games (3, 4, 5 and 8 players, short rounds, random starting deal), played by a
   policy that prefers deep draws, melds, swaps and lay-offs whenever they are legal: at
@@ -493,8 +494,9 @@ def test_scenario_deep_drawn_card_only_swapped_in_is_not_placed():
     # deal 3 (2 runs): seat 0 is down with AC..5C and 9H JK JH QH (the joker is TH) and
     # keeps 7C; TH lies second from the top of the pile, under 8C. Swapping TH in for the
     # joker, then laying off the joker (6C), 7C and 8C on the clubs would empty the hand,
-    # but a swap does not put the deep-drawn card on the table (rules_decisions, "Deep
-    # draws"), and TH fits nowhere else: the deep draw is not offered.
+    # but a swap does not put the deep-drawn card on the table
+    # (docs/rules/contract_rummy.md#deep-draws), and TH fits nowhere else: the deep draw
+    # is not offered.
     hands = ["AC 2C 3C 4C 5C 9H JK JH QH 7C", "2D 3D 4D 5D 6D 8D 9D TD JD QD", "2S 3S 4S 5S 6S 7S 8S 9S TS JS"]
     env = start(3, 3, 2, hands, "AD", ["KD", "TH", "8C"])
     play(env, "draw stock", "meld run C A 5", "meld run H 9 Q", "discard KD")
@@ -517,7 +519,8 @@ def test_scenario_deep_drawn_joker_and_swapped_joker():
     legal = play(env, "draw discard 4", "swap 6H on 1")
     assert legal == {"lay off JK on 0", "lay off JK on 1"}
     # Two obligations on jokers (the deep-drawn face JK, one joker per swap): each takes
-    # its own joker (docs/rules_decisions.md), so after one lay-off the other must follow.
+    # its own joker (docs/rules/contract_rummy.md#obligations), so after one lay-off the
+    # other must follow.
     legal = play(env, "lay off JK on 0")
     assert legal == {"lay off JK on 1"}
     legal = play(env, "lay off JK on 1")
@@ -528,7 +531,8 @@ def test_scenario_deep_drawn_joker_and_swapped_joker():
 def test_regression_deal7_last_run_must_use_every_card():
     """Found by the oracle at 8156cfe (fixed in b418bfe): in deal 7 the env offered a last
     run that left cards in hand when they could then be laid off (and offered discards
-    after it); RULES.md "Deal 7": the three runs use every card, no laying off in deal 7."""
+    after it); docs/rules/contract_rummy.md#deal-7: the three runs use every card, no
+    laying off in deal 7."""
     hands = ["5C KC 4D 6D 8D AH JH 2S 3S 4S 8S JS", "4H 5H 6H 7H JD QD KD 6C 7C 8C 9C TC",
              "AC 3C 4C AD 2D 3H 8H 9H KH 7S QS KS"]
     env = start(3, 7, 0, hands, "JK")

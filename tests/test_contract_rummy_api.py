@@ -1,8 +1,8 @@
 """PettingZoo registration, spaces and the docstring's tables, configuration errors, illegal
 actions, action text, rendering, determinism and state snapshots for
-``rummy_env.contract_rummy_v0`` (env spec: the module docstring; rules: RULES.md,
-"Contract Rummy"). ``api_test``, ``seed_test`` and the call-order checks every game shares
-are in ``test_env_common.py``."""
+``rummy_env.contract_rummy_v0`` (env spec: the module docstring; rules:
+docs/rules/contract_rummy.md). ``api_test``, ``seed_test`` and the call-order checks every
+game shares are in ``test_env_common.py``."""
 
 from __future__ import annotations
 
@@ -277,8 +277,9 @@ def test_default_cards(n, decks, jokers):
     {"num_players": 4, "max_deep_draw": 3, "max_table_melds": 2},
 ])
 def test_other_configurations_play_to_the_end(kwargs):
-    """Overrides of RULES.md's parameters: the layout follows them (no swap block without
-    jokers, no deep draws with max_deep_draw 1), and random games end after 7 deals."""
+    """Overrides of the rules' parameters (docs/rules/contract_rummy.md#configuration): the
+    layout follows them (no swap block without jokers, no deep draws with max_deep_draw 1),
+    and random games end after 7 deals."""
     env = contract_rummy_v0.env(max_turns_per_round=12, **kwargs)
     raw = env.unwrapped
     blocks = raw.layout.blocks

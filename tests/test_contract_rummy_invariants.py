@@ -138,9 +138,10 @@ SPECIAL_KINDS = frozenset({ActionKind.DEEP_DRAW, ActionKind.MELD_SET, ActionKind
 
 
 def _fits(meld, face: int) -> bool:
-    """Whether ``face`` may be laid off on ``meld`` (RULES.md, "Laying off"), from the rules
-    text: a set takes a natural of its rank and a new suit, or a joker, up to 4 cards; a
-    run takes the card (or a joker) just beyond either end, one ace at most, no wrapping."""
+    """Whether ``face`` may be laid off on ``meld`` (docs/rules/contract_rummy.md#laying-off),
+    from the rules text: a set takes a natural of its rank and a new suit, or a joker, up to
+    4 cards; a run takes the card (or a joker) just beyond either end, one ace at most, no
+    wrapping."""
     size = len(meld.naturals) + meld.wilds
     if meld.kind == "set":
         if size >= 4:
@@ -304,9 +305,9 @@ class Checker(InvariantChecks):
         return bad
 
     def check_deal7_melds(self, legal: list[int]) -> None:
-        """RULES.md, "Deal 7": going down must use every card, so a going-down meld is
-        offered only if the rest of the hand can make the rest of the contract exactly
-        (regression: ``test_deal7_going_down_must_use_every_card``)."""
+        """docs/rules/contract_rummy.md#deal-7: going down must use every card, so a
+        going-down meld is offered only if the rest of the hand can make the rest of the
+        contract exactly (regression: ``test_deal7_going_down_must_use_every_card``)."""
         bad = self.deal7_bad_offers(legal)
         assert not bad, f"deal 7 going-down melds that cannot use every card: {[self.layout.text(a) for a in bad]}"
 

@@ -1,7 +1,8 @@
 """Three-Thirteen's ``greedy`` and ``expert`` agents: complete games at every player count
 without an illegal action (``play_game`` raises on one), determinism, and a named scenario
 for each key behaviour of the heuristics (``rummy_env/agents/three_thirteen_heuristics.py``
-says what they do), built as the rule tests build theirs (RULES.md, "Scenario set-up")."""
+says what they do), built as the rule tests build theirs
+(docs/rules/README.md#scenario-set-up)."""
 
 from __future__ import annotations
 

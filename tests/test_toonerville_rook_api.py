@@ -1,12 +1,13 @@
 """Spaces and the docstring's tables, action ids and text, the observation's parts and their
 content, ``describe()`` and rendering, configuration and reset-option errors, illegal
 actions (the buy question included), determinism and state snapshots, rewards and the buy
-limit for ``rummy_env.toonerville_rook_v0`` (env spec: the module docstring; rules:
-RULES.md, "Toonerville Rook"; decisions: docs/rules_decisions.md). ``api_test``,
-``seed_test`` and the call-order checks every game shares are in ``test_env_common.py``.
+limit for ``rummy_env.toonerville_rook_v0`` (env spec: the module docstring; rules and
+decisions: docs/rules/toonerville_rook.md). ``api_test``, ``seed_test`` and the call-order
+checks every game shares are in ``test_env_common.py``.
 
-Scenarios use the reset options of RULES.md ("Scenario set-up"); most have 4 players and
-dealer 3, so seat 0 plays first and seat 1 is the first asked in a buy question."""
+Scenarios use the reset options of docs/rules/README.md#scenario-set-up; most have 4
+players and dealer 3, so seat 0 plays first and seat 1 is the first asked in a buy
+question."""
 
 from __future__ import annotations
 

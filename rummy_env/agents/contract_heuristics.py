@@ -460,7 +460,8 @@ class _TableMeld:
             self.low, self.high = min(places), max(places)
 
     def fits(self, deck: _Deck, face: int) -> bool:
-        """Whether one card of ``face`` may be laid off here (RULES.md, "Laying off")."""
+        """Whether one card of ``face`` may be laid off here
+        (docs/rules/contract_rummy.md#laying-off, docs/rules/toonerville_rook.md#laying-off)."""
         if self.kind == "set":
             if deck.set_max is not None and self.size >= deck.set_max:
                 return False
@@ -1082,7 +1083,7 @@ class ExpertContract(_ContractAgent):
         choice = self.draw_for_the_hand(s)
         top_ok = ActionKind.DRAW_DISCARD in s.by_kind
         if s.stock_size == 0 and s.pile_size <= 1:
-            # a stock draw now ends the round as a dead round (RULES.md, shared procedure 5)
+            # a stock draw now ends the round as a dead round (docs/rules/README.md#empty-stock)
             if self.wants_round_over(s):
                 return self.layout.DRAW_STOCK
             if choice == self.layout.DRAW_STOCK and top_ok:
