@@ -2,7 +2,7 @@
 
 It knows nothing of PettingZoo. A game is a mutable ``GameState``; the engine lists the
 legal actions of the player to act and applies one, per phase (``Phase``), following the
-shared procedure of RULES.md: dealer choice and rotation, the one-at-a-time deal, turns,
+shared procedure of docs/rules/README.md#shared-procedure: dealer choice and rotation, the one-at-a-time deal, turns,
 stock exhaustion and dead rounds, the turn cap, round scoring and game end.
 
 Seats are 0..n-1 and play moves left, from seat ``i`` to ``(i + 1) % n``.
@@ -99,6 +99,10 @@ class GameState:
     """Face of a deep-drawn card that must reach the table this turn, or -1."""
     wilds_owed: int = 0
     """Wilds taken back by swaps this turn and not yet played again."""
+    wilds_to_meld: int = 0
+    """Of ``wilds_owed``, those taken by swaps while the player was not down: they go into
+    this turn's going-down melds (a new meld, or a lay-off on one the player laid this
+    turn), never on another player's meld."""
     asked: int = -1
     """Seat being asked the buy question (``Phase.BUY``), or -1."""
     buys: list[int] = field(default_factory=list)
@@ -205,7 +209,7 @@ class Engine:
 
     # ------------------------------------------------------------------ set-up
     def new_game(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> GameState:
-        """A new game, dealt; ``options`` are the scenario options of RULES.md."""
+        """A new game, dealt; ``options`` are the scenario options of docs/rules/README.md#scenario-set-up."""
         options = dict(options or {})
         unknown = set(options) - set(SCENARIO_OPTIONS)
         if unknown:
@@ -308,6 +312,7 @@ class Engine:
         state.contract_left = (0, 0)
         state.must_place = -1
         state.wilds_owed = 0
+        state.wilds_to_meld = 0
         state.asked = -1
         state.buys = [0] * n
         state.current = (state.dealer + 1) % n
@@ -445,8 +450,9 @@ class Engine:
         """A quick sufficient test for a meld or lay-off by a player who owes wilds taken
         back by swaps, where sets have no maximum: after it (and, for a player not yet
         down, the rest of the contract in smallest melds, which the solver must find in
-        the cards left), every wild still owed can be laid off on a set and 2+ cards are
-        left to discard one, or the hand is empty with nothing owed."""
+        the cards left), every wild still owed can be laid off on a set (the player's own
+        for those owed to the going-down melds) and 2+ cards are left to discard one, or
+        the hand is empty with nothing owed."""
         p, kind, arg = state.current, self.layout.kinds[action], self.layout.args[action]
         mr, wild, table = self.rules.melds, self._wild_card, state.table
         hand = state.hands[p]
@@ -466,11 +472,15 @@ class Engine:
             if sets + runs and (len(table) + 1 + sets + runs > self.play.max_table_melds or not self._rest_makeable(
                     state, naturals, wilds, sets, runs)):
                 return False
-        owed = max(0, state.wilds_owed - wilds)
+        owed, to_meld = max(0, state.wilds_owed - wilds), max(0, state.wilds_to_meld - wilds)
+        if kind == ActionKind.LAY_OFF and wilds and table[arg[1]].owner != p:
+            # not a wild owed to the going-down melds: one owed without that rule, or a spare
+            owed, to_meld = state.wilds_owed - (state.wilds_owed > state.wilds_to_meld), state.wilds_to_meld
         left = state.hand_sizes[p] - len(naturals) - wilds - mr.set_min * sets - mr.run_min * runs
         if not owed:
             return left >= 2 or (left == 0 and not sets + runs)
-        has_set = is_set or sets > 0 or any(tm.meld.kind == "set" for tm in table)
+        # those owed to the going-down melds need a set of the player's own
+        has_set = is_set or sets > 0 or any(tm.meld.kind == "set" and (not to_meld or tm.owner == p) for tm in table)
         return has_set and left - owed >= 2
 
     def _rest_makeable(self, state: GameState, naturals: Sequence[int], wilds: int, sets: int, runs: int) -> bool:
@@ -502,7 +512,8 @@ class Engine:
         after it and every further swap the player could then make) makes the contract
         with the smallest melds, the wilds taken then go on them (a smallest meld has room
         for one more card, and a set without a maximum for any number, so they may be laid
-        off there if no meld took them) and 2+ cards are left to discard one."""
+        off there, on the player's own melds of this going down, if no meld took them) and
+        2+ cards are left to discard one."""
         p, spec, mr = state.current, self.rules.rounds[state.round], self.rules.melds
         if state.phase != Phase.PLAY:
             return None
@@ -607,12 +618,21 @@ class Engine:
         moves = []
         if play.melds_after_down and room:
             moves += self._meld_moves(state, hand, True, True)
-        moves += self._lay_off_moves(state, hand)
+        lay_offs = self._lay_off_moves(state, hand)
+        if state.wilds_to_meld and hand[self._wild_card] <= state.wilds_to_meld:
+            # no wild to spare: none may go on another player's meld
+            lay_offs = [a for a in lay_offs if not self._wild_on_others_meld(state, a)]
+        moves += lay_offs
         if self.layout.blocks.get("swap") and (
             not play.swap_needs_earlier_down or state.down_turn[p] < state.turns
         ):
             moves += self._swap_moves(state, hand)
         return moves
+
+    def _wild_on_others_meld(self, state: GameState, action: int) -> bool:
+        """Whether the lay-off ``action`` puts a wild on a meld another player laid."""
+        face, slot = self.layout.args[action]
+        return face == self._wild_card and state.table[slot].owner != state.current
 
     def _meld_moves(self, state: GameState, hand: Sequence[int], sets: bool, runs: bool) -> list[int]:
         cs, R = self.card_set, self._R
@@ -766,7 +786,7 @@ class Engine:
         return fits
 
     def _lay_off_place(self, meld: Meld, face: int) -> Meld | None:
-        """The meld with ``face`` added, or ``None`` if it does not fit (RULES.md: a wild,
+        """The meld with ``face`` added, or ``None`` if it does not fit (docs/rules/contract_rummy.md#lay-off-placement, docs/rules/toonerville_rook.md#lay-off-placement: a wild,
         or an ace fitting both ends, goes to the high end of a run when it is open)."""
         mr, R = self.rules.melds, self._R
         size = meld.size
@@ -933,12 +953,12 @@ class Engine:
 
     def _may_discard_last(self, state: GameState) -> bool:
         """Whether the player to act may go out by discarding their last card: only once
-        down, and not where the round must end by melding (RULES.md, "Going out")."""
+        down, and not where the round must end by melding (docs/rules/contract_rummy.md#going-out, docs/rules/toonerville_rook.md#round-11)."""
         return self.is_down(state, state.current) and not self.rules.rounds[state.round].out_by_melding
 
     def _finishable(self, state: GameState) -> bool:
         """Whether some sequence of the player's own moves finishes the turn legally
-        (RULES.md, "No dead ends"): an exact search over the turn's melds, lay-offs and
+        (docs/rules/README.md#no-dead-ends): an exact search over the turn's melds, lay-offs and
         swaps, memoised on everything they depend on."""
         if self._turn_done(state):
             return True
@@ -948,7 +968,8 @@ class Engine:
         key = (
             state.round, state.phase, bytes(state.hands[p]), tuple(tm.meld for tm in state.table),
             state.down_turn[p] < 0, state.down_turn[p] == state.turns, state.contract_left,
-            state.must_place, state.wilds_owed, state.taken_face,
+            state.must_place, state.wilds_owed, state.taken_face, state.wilds_to_meld,
+            tuple(tm.owner == p for tm in state.table) if state.wilds_to_meld else (),
         )
         memo = self._search_memo
         hit = memo.get(key)
@@ -1124,7 +1145,8 @@ class Engine:
             who = actor if actor is not None else f"seat {self.to_act(state)}"
             text = self.layout.text(action) if 0 <= action < self.layout.size else "outside the action space"
             legal = ", ".join(self.layout.text(a) for a in self.legal_actions(state))
-            raise IllegalActionError(f"illegal action {action} ({text}) for {who}; legal now: {legal}")
+            reason = self._refusal_reason(state, action)
+            raise IllegalActionError(f"illegal action {action} ({text}) for {who}{reason}; legal now: {legal}")
         state.legal_cache = None
         kind, arg = self.layout.kinds[action], self.layout.args[action]
         if kind == ActionKind.DRAW_STOCK:
@@ -1149,6 +1171,19 @@ class Engine:
             return self._end_round(state)
         return None
 
+    def _refusal_reason(self, state: GameState, action: int) -> str:
+        """Why an action the mask leaves out is illegal, for a rule the legal list alone
+        does not make plain (else nothing)."""
+        layout, p = self.layout, state.current
+        if not 0 <= action < layout.size or layout.kinds[action] != ActionKind.LAY_OFF or state.phase != Phase.PLAY:
+            return ""
+        face, slot = layout.args[action]
+        if slot < len(state.table) and self._wild_on_others_meld(state, action) \
+                and 0 < state.hands[p][face] <= state.wilds_to_meld:
+            return (f": {self.card_set.format(face)} was swapped before going down, so it goes into this turn's "
+                    "going-down melds, not on another player's meld")
+        return ""
+
     def _start_turn(self, state: GameState) -> None:
         state.turns += 1
         state.phase = Phase.PLAY
@@ -1166,10 +1201,11 @@ class Engine:
 
     def _next_buyer(self, state: GameState, after: int) -> int:
         """The first seat left of ``after`` (and before the player to act) that may buy the
-        top discard, or -1 (RULES.md, "Buying": not its discarder, not past the buy limit,
-        and only while the stock, reshuffled if need be, can give the buyer's penalty card
-        and the player's draw)."""
-        if len(state.stock) + max(0, len(state.discard) - 2) < 2:
+        top discard, or -1 (docs/rules/toonerville_rook.md#who-is-asked: not its
+        discarder, not past the buy limit, and only while there is a top discard and the
+        stock, reshuffled if need be, can give the buyer's penalty card and the player's
+        draw)."""
+        if not state.discard or len(state.stock) + max(0, len(state.discard) - 2) < 2:
             return -1
         n, cap = self.num_players, self.play.max_buys_per_round
         discarder = state.discard_seats[-1]
@@ -1199,7 +1235,7 @@ class Engine:
         return self._apply_draw_stock(state)
 
     def _reshuffle(self, state: GameState) -> None:
-        """RULES.md, shared procedure 5: the discard pile but its top card becomes the stock."""
+        """docs/rules/README.md#empty-stock: the discard pile but its top card becomes the stock."""
         state.stock = state.discard[:-1]
         del state.discard[:-1]
         del state.discard_seats[:-1]
@@ -1302,18 +1338,23 @@ class Engine:
             for _ in range(meld.wilds):
                 self._to_table(state, wild)
             state.wilds_owed -= min(state.wilds_owed, meld.wilds)  # a swapped wild played again
+            state.wilds_to_meld -= min(state.wilds_to_meld, meld.wilds)  # those owed to melds first
             state.table.append(TableMeld(p, meld, meld.naturals + (wild,) * meld.wilds))
             self._count_contract_meld(state, meld.kind)
         elif kind == ActionKind.LAY_OFF:
             face, slot = arg
             tm = state.table[slot]
             # Each obligation takes its own card: a wild laid off while a swapped wild is
-            # owed is that wild, not the deep-drawn one.
-            owed_wild = face == wild and state.wilds_owed > 0
+            # owed is that wild, not the deep-drawn one. On another player's meld it pays no
+            # wild owed to this turn's going-down melds (the mask offers it only as a spare).
+            own = tm.owner == p
+            owed_wild = face == wild and state.wilds_owed > (0 if own else state.wilds_to_meld)
             self._to_table(state, face, placing=not owed_wild)
             state.table[slot] = TableMeld(tm.owner, self._lay_off_place(tm.meld, face), tm.cards + (face,))
             if owed_wild:
                 state.wilds_owed -= 1
+                if own and state.wilds_to_meld:
+                    state.wilds_to_meld -= 1
         else:  # SWAP
             face, slot = arg
             tm = state.table[slot]
@@ -1328,6 +1369,8 @@ class Engine:
             state.hand_sizes[p] += 1
             state.known[p][wild] += 1  # everyone saw the wild taken back
             state.wilds_owed += 1
+            if not self.is_down(state, p):
+                state.wilds_to_meld += 1  # it must go into this turn's going-down melds
 
     def _run_from_hand(self, hand: Sequence[int], act: Any) -> Meld:
         """A ``meld run`` uses the hand's naturals and fills the missing places with wilds."""
@@ -1355,7 +1398,7 @@ class Engine:
             if state.last_turns_left == 0:
                 return self._end_round(state)
         if state.turns >= self.rules.max_turns_per_round:
-            return self._end_round(state)  # dead round at the cap: RULES.md, shared procedure 6
+            return self._end_round(state)  # dead round at the cap: docs/rules/README.md#turn-cap
         state.current = (state.current + 1) % self.num_players
         state.phase = Phase.DRAW
         return None

@@ -1,8 +1,8 @@
 """An independent oracle for the Toonerville Rook action mask.
 
-Written from the rules text alone (``RULES.md``: "Shared procedure", "Meld basics",
-"Toonerville Rook", "Environment conventions", "Notation"; ``docs/rules_decisions.md``,
-"All games" and "Toonerville Rook"; the action and mask spec in the docstring of
+Written from the rules text alone (``docs/rules/README.md``: shared procedure, meld basics,
+environment conventions, notation; ``docs/rules/toonerville_rook.md`` with its decisions;
+the action and mask spec in the docstring of
 ``rummy_env/toonerville_rook_v0.py``). It reads the env's state only (``describe()``, plain
 fields of ``game_state``, ``rules``) and never calls the engine, the meld solver or the
 action layout: cards, melds and actions are its own small representation here, and the
@@ -36,7 +36,7 @@ Play phase:
   and never more often than held), 0..2 Rooks, 3+ cards. ``meld run C lo hi``: 4+
   numbers of colour C inside 1..14 (no wrap); the hand's natural for every number it
   holds and a Rook for every other one; at least one natural (no meld of Rooks only).
-  Runs of one colour may touch (rules_decisions).
+  Runs of one colour may touch (docs/rules/toonerville_rook.md#adjacent-runs).
 - Down (this turn or earlier): further melds of any kind (same actions), and ``lay off X on
   S`` for any meld S on the table (own or others'): a set takes any natural of its number
   or a Rook (no maximum); a run takes the natural of its colour just beyond either end, or
@@ -46,13 +46,17 @@ Play phase:
   down: S is a run with a Rook standing for X, and X is in the hand. The Rook goes to the
   hand and one Rook per swap is owed: it must be played in a meld or a lay-off before a
   discard (a Rook played in a meld or laid off while owed pays one owed Rook each). A
-  player not yet down can only play it in melds of a going down this turn.
+  Rook swapped by a player not yet down goes into this turn's going-down melds
+  (docs/rules/toonerville_rook.md#wild-swaps): a
+  contract meld, a further meld of this turn, or a lay-off on a meld the player has laid
+  (all laid this turn); never on another player's meld, unless the hand holds a Rook
+  beyond those owed so (Rooks are interchangeable), which then pays a Rook owed by a swap
+  made once down, if any. How many are owed so is read from ``game_state.wilds_to_meld``
+  (``describe()`` does not show it); the search keeps its own count.
 - ``discard X`` unless: a going down is in progress, a swapped Rook is still owed, it is
   round 11 and X is the last card, or X is the taken face and the hand holds no other copy.
-  Melds, lay-offs and swaps use the taken card first, which lifts the rule. RULES.md says
-  so of melds and lay-offs; rules_decisions says it of swaps too for Contract Rummy, and
-  its Toonerville Rook section refers to Contract Rummy for what a meld action uses: the
-  swap is read by analogy (``SWAP_USES_TAKEN``; the env agrees).
+  Melds, lay-offs and swaps use the taken card first, which lifts the rule
+  (docs/rules/toonerville_rook.md#discard-rule; ``SWAP_USES_TAKEN``; the env agrees).
 - An empty hand ends the turn (the round ends at once); not in the middle of a going down.
 
 No dead ends: an action is offered iff it is rules-legal and after it the player can
@@ -158,7 +162,7 @@ def meld_cards(meld: tuple) -> list[str]:
 
 
 def meld_is_valid(meld: tuple) -> bool:
-    """RULES.md: a set is 3+ cards of one number, any colours; a run 4+ of one colour in
+    """docs/rules/toonerville_rook.md#sets and #runs: a set is 3+ cards of one number, any colours; a run 4+ of one colour in
     order inside 1..14; every meld holds a natural."""
     if meld[0] == "set":
         _, number, colours, rooks = meld
@@ -301,9 +305,12 @@ class TurnState:
     down: bool  # gone down this round (this turn or earlier)
     owed: int  # swapped Rooks still to play
     taken: str | None  # face taken from the top of the pile, not yet played
+    owed_to_melds: int  # of ``owed``, those swapped before going down (the player's own melds only)
+    own: tuple  # per slot of ``table``, whether the player laid it
 
     def key(self) -> tuple:
-        return (self.hand, tuple(sorted(self.table)), self.going_down, self.left, self.down, self.owed, self.taken)
+        return (self.hand, tuple(sorted(zip(self.table, self.own))), self.going_down, self.left, self.down,
+                self.owed, self.taken, self.owed_to_melds)
 
 
 @dataclass(frozen=True)
@@ -412,8 +419,12 @@ class RookOracle:
             actions += self.meld_actions(st, sets > 0, runs > 0)
         else:
             actions += self.meld_actions(st, True, True)
+            # a Rook owed to the going-down melds goes on no other player's meld
+            spare_rook = st.hand[ROOK_INDEX] > st.owed_to_melds
             for slot, meld in enumerate(st.table):
                 for c in lay_off_candidates(meld):
+                    if c == ROOK and not (st.own[slot] or spare_rook):
+                        continue
                     if hand_count(st.hand, c) and lay_off_result(meld, c) is not None:
                         actions.append(("layoff", c, slot))
         for slot, meld in enumerate(st.table):
@@ -453,6 +464,7 @@ class RookOracle:
                 rooks = tuple(q for q in range(low, high + 1) if not st.hand[index[q]])
                 meld = ("run", colour, low, high, rooks)
             cards = meld_cards(meld)
+            rooks = cards.count(ROOK)
             going_down, left, down = st.going_down, st.left, st.down
             if not down:  # a contract meld
                 sets, runs = left if going_down else self.config.contract
@@ -467,19 +479,27 @@ class RookOracle:
                 going_down=going_down,
                 left=left,
                 down=down,
-                owed=st.owed - min(st.owed, cards.count(ROOK)),
+                owed=st.owed - min(st.owed, rooks),
+                owed_to_melds=st.owed_to_melds - min(st.owed_to_melds, rooks),
+                own=st.own + (True,),
                 taken=None if st.taken in cards else st.taken,
             )
         if kind == "layoff":
             _, card, slot = action
             new = lay_off_result(st.table[slot], card)
             assert new is not None
+            owed, owed_to_melds = st.owed, st.owed_to_melds
+            if card == ROOK and st.own[slot]:  # pays an owed Rook, one owed to the melds first
+                owed, owed_to_melds = max(0, owed - 1), max(0, owed_to_melds - 1)
+            elif card == ROOK and owed > owed_to_melds:  # pays one owed by a swap made once down
+                owed -= 1
             return replace(
                 st,
                 hand=hand_remove(st.hand, [card]),
                 table=st.table[:slot] + (new,) + st.table[slot + 1:],
                 taken=None if st.taken == card else st.taken,
-                owed=st.owed - 1 if card == ROOK and st.owed > 0 else st.owed,
+                owed=owed,
+                owed_to_melds=owed_to_melds,
             )
         if kind == "swap":
             _, card, slot = action
@@ -492,6 +512,7 @@ class RookOracle:
                 hand=hand_add(hand_remove(st.hand, [card]), [ROOK]),
                 table=st.table[:slot] + (new,) + st.table[slot + 1:],
                 owed=st.owed + 1,
+                owed_to_melds=st.owed_to_melds + (0 if st.down else 1),
                 taken=None if SWAP_USES_TAKEN and st.taken == card else st.taken,
             )
         raise AssertionError(action)
@@ -612,6 +633,8 @@ def situation(raw) -> Situation:
         down=bool(d["gone_down"][agent]),
         owed=int(d["wilds_owed"]),
         taken=d["taken_from_discard"],
+        owed_to_melds=int(gs.wilds_to_meld),
+        own=tuple(m["owner"] == agent for m in d["melds"]),
     )
     return Situation(phase, config, tuple(d["discard"]), st)
 

@@ -56,7 +56,8 @@ terminated agents included), for the turn owner's decisions and the buy question
     ``describe()`` and checks them too); its ``cards`` are its naturals plus one Rook per
     wild. Melds only grow between steps of a round (a swap replaces one Rook of a run by a
     natural; Rooks in sets stay). The bookkeeping: in the draw phase and a buy question no
-    obligation is open; the face just taken is in hand; ``wilds_owed`` Rooks are in hand; a
+    obligation is open; the face just taken is in hand; ``wilds_owed`` Rooks are in hand,
+    ``wilds_to_meld`` of them swapped before going down (all of them while not down); a
     seat not down owns no meld, one going down owns exactly the contract melds laid so
     far, one down at least the contract's sets and runs; a new round starts with nothing
     bought or melded, and buys per seat only grow within a round. The buy question, from
@@ -77,8 +78,10 @@ terminated agents included), for the turn owner's decisions and the buy question
     Rook is owed, during a going down, or of the last card in round 11); lay-offs only of
     cards that fit (a natural of a set's number, a Rook on a set, a run's next card, a Rook
     on a run with an open end), and for a player down with no Rook owed every card that
-    fits but one that would leave a lone card that may not be discarded; swaps only of the
-    exact card a run's Rook stands for, never in a going down.
+    fits but one that would leave a lone card that may not be discarded; no Rook on another
+    player's meld while every Rook held is owed to this turn's going-down melds (swapped
+    before going down); swaps only of the exact card a run's Rook stands for, never in a
+    going down.
     On a random sample of the steps (``ORACLE_RATE`` = 10 %, and every play step where the
     hand holds a card a Rook of a run stands for, of a going down, or of round 11) the
     whole mask is compared with the independent oracle of ``rook_oracle.py`` (rules text
@@ -126,7 +129,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from invariant_checks import InvariantChecks
+from invariant_checks import InvariantChecks, sweep
 from rook_oracle import OracleBudgetExceeded, RookOracle, oracle_legal_texts, situation
 from scenario import arrange_deck, legal, play, reset_to, toonerville_rook_cards
 
@@ -137,7 +140,8 @@ from rummy_env.engine import GameState, Phase
 PLAYERS = (3, 4, 5)
 ROOK = 56
 NUM = 14  # numbers per colour (ranks 0..13 in the engine's faces)
-PENALTY = [5] * 9 + [10] * 5  # by rank index; a Rook scores 25 (RULES.md)
+# by rank index; a Rook scores 25 (docs/rules/toonerville_rook.md#penalty-values)
+PENALTY = [5] * 9 + [10] * 5
 
 SHORT_CAPS = (2, 2, 1)  # chunk k plays with SHORT_CAPS[k % 3] turns a round
 SHORT_CHUNKS = {3: 22, 4: 22, 5: 22}
@@ -167,8 +171,8 @@ BUY_KINDS = frozenset({ActionKind.BUY, ActionKind.PASS})
 
 
 def fits(meld, face: int) -> bool:
-    """Whether ``face`` may be laid off on ``meld`` (RULES.md, "Toonerville Rook"): a set
-    takes any natural of its number and a Rook (no maximum); a run the natural of its
+    """Whether ``face`` may be laid off on ``meld`` (docs/rules/toonerville_rook.md#laying-off):
+    a set takes any natural of its number and a Rook (no maximum); a run the natural of its
     colour just beyond an end inside 1..14, or a Rook while an end is open."""
     if meld.kind == "set":
         return face == ROOK or face % NUM == meld.rank
@@ -274,6 +278,9 @@ class Checker(InvariantChecks):
             assert hand[st.taken_face] >= 1, "the face just taken is no longer in hand"
         assert st.must_place < 0
         assert 0 <= st.wilds_owed <= hand[ROOK]
+        # of the Rooks owed, those swapped before going down: all of them while not down
+        assert 0 <= st.wilds_to_meld <= st.wilds_owed
+        assert st.down_turn[p] >= 0 or st.wilds_to_meld == st.wilds_owed
         if st.phase == Phase.GOING_DOWN:
             assert st.down_turn[p] < 0 and st.contract_left != (0, 0)
         # A seat's melds: none before going down, the contract's laid so far while going
@@ -346,6 +353,8 @@ class Checker(InvariantChecks):
             fitting = {(f, slot) for slot, tm in enumerate(st.table) for f in range(self.num_faces)
                        if hand[f] and fits(tm.meld, f)} if down and st.phase == Phase.PLAY else set()
             assert lay_offs <= fitting, f"lay-offs that do not fit: {lay_offs - fitting}"
+            if hand[ROOK] <= st.wilds_to_meld:  # no Rook to spare from this turn's going-down melds
+                assert not any(f == ROOK and st.table[slot].owner != p for f, slot in lay_offs), lay_offs
             if down and st.phase == Phase.PLAY and not st.wilds_owed:
                 for f, slot in fitting - lay_offs:
                     # only a lay-off leaving a lone card that may not be discarded may be refused
@@ -664,7 +673,8 @@ def _assert_every_step_checked(checker: Checker) -> None:
     assert c["hidden_changed"] == c["hidden_checks"], "a hidden-card shuffle moved no card"
 
 
-@pytest.mark.parametrize("n, chunk", [(n, k) for n in PLAYERS for k in range(SHORT_CHUNKS[n])])
+@pytest.mark.parametrize("n, chunk", sweep([(n, k) for k in range(max(SHORT_CHUNKS.values())) for n in PLAYERS
+                                            if k < SHORT_CHUNKS[n]], fast=6))
 def test_random_games_short_rounds(n, chunk):
     max_buys = 1 if chunk % CAPPED_BUYS_EVERY == CAPPED_BUYS_EVERY - 1 else None
     cap = SHORT_CAPS[chunk % len(SHORT_CAPS)]
@@ -694,6 +704,7 @@ def test_random_games_longer_rounds(n, chunk):
     _report(checker, f"n={n} cap {MID_TURNS_PER_PLAYER * n} chunk {chunk}", start)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", PLAYERS)
 def test_random_games_default_turn_cap(n):
     """Rounds played to their end: reshuffles, goings out every way, swaps by players not
@@ -738,7 +749,8 @@ def _scenario(round_no: int, hands, upcard: str, stock):
 
 
 def _offered_actions_that_are_dead_ends(env) -> list[str]:
-    """The offered actions after which the env offers nothing (RULES.md, "No dead ends")."""
+    """The offered actions after which the env offers nothing
+    (docs/rules/README.md#no-dead-ends)."""
     raw = env.unwrapped
     dead = []
     for a in raw.engine.legal_actions(raw.game_state):
@@ -809,8 +821,9 @@ def test_regression_swaps_needing_a_second_swap_offered_to_player_not_down():
     """Regression (bug found by these random games, fixed in d6c429b): round 3 (2 runs), 3
     players, dealer 2. Seat 0 goes down with R 1-4 and Y 1-4, a Rook in each (standing for
     4R and 4Y). Seat 1 holds 4R 4Y 1G 2G 3G 1B 2B 3B: swapping both Rooks out it can lay
-    G 1-4 and B 1-4 (a Rook in each) and discard, a legal turn (RULES.md, "Rook": any
-    player may swap on their turn; the Rook goes into this turn's going-down melds). The
+    G 1-4 and B 1-4 (a Rook in each) and discard, a legal turn
+    (docs/rules/toonerville_rook.md#wild-swaps: any player may swap on their turn; the Rook
+    goes into this turn's going-down melds). The
     env offered neither swap (its search required the contract from the hand after one
     swap, ignoring the Rook a further swap brings)."""
     env = two_swaps_scenario()
@@ -824,12 +837,12 @@ def test_regression_swaps_needing_a_second_swap_offered_to_player_not_down():
 
 
 def test_swap_uses_the_card_just_taken_first():
-    """The env and the oracle agree on a point RULES.md leaves to analogy: a swap, like a
-    meld or a lay-off, uses the card just taken from the pile first (rules_decisions says so
-    for Contract Rummy's melds, lay-offs and swaps; Rook's "What a meld action uses" refers
-    to it). Round 1, 3 players, dealer 2: seat 0 goes down, melds R 1-4 and lays a Rook off
-    on it (standing for 5R), keeping 5R; two turns later it takes a second 5R from the pile,
-    swaps one 5R for the Rook, lays the Rook off, and may go out by discarding the other 5R."""
+    """The env and the oracle agree on a point the source rules leave to analogy: a swap,
+    like a meld or a lay-off, uses the card just taken from the pile first
+    (docs/rules/toonerville_rook.md#discard-rule). Round 1, 3 players, dealer 2: seat 0 goes
+    down, melds R 1-4 and lays a Rook off on it (standing for 5R), keeping 5R; two turns
+    later it takes a second 5R from the pile, swaps one 5R for the Rook, lays the Rook off,
+    and may go out by discarding the other 5R."""
     hand0 = ["2Y", "2G", "2B", "3Y", "3G", "3B", "1R", "2R", "3R", "4R", "ROOK", "5R"]
     hand2 = ["5R", "9R", "10B", "11R", "13Y", "14G", "6B", "7R", "8Y", "9B", "10R", "11Y"]
     env = _scenario(1, [hand0, None, hand2], "14B", ["9G", "12Y", "13B"])
@@ -846,6 +859,35 @@ def test_swap_uses_the_card_just_taken_first():
     assert legal(env) == ["discard 5R"] and set(legal(env)) == oracle_legal_texts(raw)
     play(env, "discard 5R")  # out: round 2 is dealt, seat 0 scored 0
     assert raw.describe()["round"] == 2 and raw.game_state.round_penalties[-1][0] == 0
+
+
+def _agree_along(env, texts) -> None:
+    """Env and oracle agree before each action of ``texts`` and after the last."""
+    for text in texts:
+        assert set(legal(env)) == oracle_legal_texts(env.unwrapped), text
+        play(env, text)
+    assert set(legal(env)) == oracle_legal_texts(env.unwrapped)
+
+
+def test_oracle_agrees_on_rooks_swapped_before_going_down():
+    """A Rook swapped by a player not yet down goes into this turn's going-down melds, never
+    on another player's meld (docs/rules/toonerville_rook.md#wild-swaps); the scenarios of
+    test_toonerville_rook_rules.py. Round 1: seat 1 swaps 12G out of seat 0's G 11-14 and
+    goes down without the Rook, which may then go only on its own sets or in a further meld.
+    Round 6: seat 1 holds the 9G it took; the going-down meld that would leave the Rook and
+    9G is not offered (the Rook could only make 9G fit on seat 0's run)."""
+    hand0 = ["5R", "5Y", "5G", "9R", "9Y", "9G", "11G", "13G", "14G", "ROOK", "1R", "3Y"]
+    hand1 = ["12G", "7R", "7Y", "7G", "4R", "4Y", "4G", "10Y", "10B", "1Y", "3B", "6G"]
+    env = _scenario(1, [hand0, hand1, None], "14B", ["7B", "2R"])
+    _agree_along(env, ["draw stock", "pass", "pass", "meld set 5 RYG", "meld set 9 RYG", "meld run G 11 14",
+                       "discard 7B", "draw stock", "pass", "swap 12G on 2", "meld set 4 RYG", "meld set 7 RYG",
+                       "lay off ROOK on 3", "discard 2R"])
+    hand0 = ["11G", "13G", "14G", "ROOK", "1B", "2B", "3B", "4B", "5R", "5Y", "5B", "9G"]
+    hand1 = ["12G", "1R", "2R", "3R", "4R", "1Y", "2Y", "3Y", "4Y", "7R", "7Y", "7G"]
+    env = _scenario(6, [hand0, hand1, None], "14B", ["8Y"])
+    _agree_along(env, ["draw stock", "pass", "pass", "meld run G 11 14", "meld run B 1 4", "meld set 5 RYB",
+                       "discard 9G", "draw discard", "swap 12G on 0", "meld run R 1 4", "meld run Y 1 4",
+                       "meld set 7 RY +1", "discard 7G"])
 
 
 def test_oracle_run_bound_is_exact():

@@ -1,19 +1,19 @@
-"""Named scenario tests for every Toonerville Rook rule of RULES.md and every Toonerville
-Rook decision of docs/rules_decisions.md.
+"""Named scenario tests for every Toonerville Rook rule and decision of
+docs/rules/toonerville_rook.md.
 
 Each test builds an exact situation with ``reset(seed, options={"deck": ..., "dealer": ...,
 "round": ..., "scores": ...})``: ``build_deck`` turns the hands we want (by seat; ``None``
 for a seat whose cards do not matter), the upcard and the first stock cards into the full
-shuffled order of the game's cards, dealt one at a time from the dealer's left (RULES.md,
-"Shared procedure" 2 and "Scenario set-up"). Most scenarios have 3 players (three Rook
+shuffled order of the game's cards, dealt one at a time from the dealer's left (docs/rules/README.md#shuffle-and-deal
+and docs/rules/README.md#scenario-set-up). Most scenarios have 3 players (three Rook
 decks) and dealer 2, so seat 0 plays first; the buying scenarios have 4 or 5 players (dealer
 3 or 4) so that the order of the buy question shows.
 
-Every ``draw stock`` may start a buy question (RULES.md, "Buying"): the helpers
+Every ``draw stock`` may start a buy question (docs/rules/toonerville_rook.md#buying): the helpers
 ``draw_stock`` and ``pass_turn`` answer it (everyone passes unless a buyer is named) and
 record who was asked.
 
-Sections follow RULES.md: players and cards, rounds and contracts (hand sizes, deal, dealer),
+Sections follow docs/rules/toonerville_rook.md: players and cards, rounds and contracts (hand sizes, deal, dealer),
 sets, runs, the Rook, drawing and buying, going down, laying off, Rook swaps, the discard
 rule, going out, round 11, penalties and game end, stock exhaustion and the turn cap,
 notation, scenario options and the mask.
@@ -48,7 +48,7 @@ CONTRACT = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1), 6: (1, 2), 7:
 # Cards for seats whose hands do not matter: any 14 consecutive ones differ in number, and
 # cards of one colour among them are 4 numbers apart (no set, no run).
 FILL_ORDER = [f"{k % 14 + 1}{COLOURS[(k + k // 14) % 4]}" for k in range(56)]
-# Face ids (RULES.md / the module docstring): colour * 14 + number - 1, the Rook 56.
+# Face ids (docs/rules/README.md#card-text and the module docstring): colour * 14 + number - 1, the Rook 56.
 ROOK_FACE = 56
 
 
@@ -923,6 +923,85 @@ def test_any_rook_meets_the_swap_obligation():
     assert legal_of(env, "discard") == discards(["3Y", "ROOK"])
 
 
+def down_without_the_swapped_rook():
+    """Round 1 (``swap_env``): seat 1, not down, swaps 12G for the Rook of seat 0's run
+    (slot 2), then completes the contract without it, 4 RYG (slot 3) and 7 RYG (slot 4),
+    and still owes the Rook; it holds 10Y 10B and junk."""
+    env = swap_env(["12G", "7R", "7Y", "7G", "4R", "4Y", "4G", "10Y", "10B", "1Y", "3B", "6G"])
+    play(env, "swap 12G on 2", "meld set 4 RYG", "meld set 7 RYG")
+    d = desc(env)
+    assert d["gone_down"][P(1)] and d["phase"] == "play" and d["wilds_owed"] == 1
+    assert [m["owner"] for m in d["melds"]] == [P(0)] * 3 + [P(1)] * 2
+    return env
+
+
+def test_rook_swapped_before_going_down_may_not_be_laid_off_on_another_players_meld():
+    # it goes into this turn's going-down melds: seat 0's earlier melds are not among them
+    env = down_without_the_swapped_rook()
+    others = ["lay off ROOK on 0", "lay off ROOK on 1", "lay off ROOK on 2"]
+    assert not set(others) & set(legal(env)) and not set(others) & set(mask_texts(env, P(1)))
+    for text in others:
+        assert_illegal(env, text)
+    with pytest.raises(IllegalActionError, match="swapped before going down"):
+        play(env, "lay off ROOK on 2")  # the error gives the reason
+
+
+@pytest.mark.parametrize("use", ["lay off ROOK on 3", "lay off ROOK on 4", "meld set 10 YB +1"])
+def test_rook_swapped_before_going_down_is_used_in_the_going_down_melds(use):
+    # once the contract is complete: a lay-off on a meld laid this turn, or a further meld
+    # of this turn (test_rook_swap_by_a_player_not_down_who_then_goes_down_with_it: a
+    # contract meld)
+    env = down_without_the_swapped_rook()
+    assert legal(env) == ["lay off ROOK on 3", "lay off ROOK on 4", "meld set 10 YB +1"]
+    play(env, use)
+    assert desc(env)["wilds_owed"] == 0 and "ROOK" not in hand(env, 1)
+    assert legal_of(env, "discard") == discards(hand(env, 1))
+    play(env, "discard 2R")  # the turn is over
+    d = desc(env)
+    assert d["current"] == P(2) and d["phase"] == "draw"
+
+
+def test_a_spare_rook_may_go_on_another_players_meld_the_swapped_one_still_goes_down():
+    # decision: Rooks are interchangeable. Seat 1 holds a Rook of its own besides the one it
+    # swapped before going down: one may go on seat 0's run, the other then still goes into
+    # this turn's going-down melds before a discard.
+    env = swap_env(["12G", "7R", "7Y", "7G", "4R", "4Y", "4G", "10Y", "10B", "ROOK", "3B", "6G"])
+    play(env, "swap 12G on 2", "meld set 4 RYG", "meld set 7 RYG")
+    assert hand(env, 1).count("ROOK") == 2 and desc(env)["wilds_owed"] == 1
+    assert {f"lay off ROOK on {slot}" for slot in range(5)} <= set(legal(env))
+    play(env, "lay off ROOK on 2")
+    assert desc(env)["wilds_owed"] == 1 and hand(env, 1).count("ROOK") == 1
+    assert legal_of(env, "lay off") == ["lay off ROOK on 3", "lay off ROOK on 4"]
+    assert legal_of(env, "discard") == []
+    assert_illegal(env, "lay off ROOK on 0")
+    play(env, "lay off ROOK on 3")
+    assert desc(env)["wilds_owed"] == 0 and legal_of(env, "discard") == discards(hand(env, 1))
+
+
+def test_going_down_meld_leaving_a_swapped_rook_only_another_players_meld_not_offered():
+    # No dead ends. Round 6 (1 set + 2 runs): seat 0 lays G 11-14 with its Rook as 12G and
+    # discards 9G; seat 1, not down, takes the 9G (the discard rule keeps it in hand), swaps
+    # 12G for the Rook and lays R 1-4 and Y 1-4. "meld set 7 RYG" would leave the Rook and
+    # 9G: the Rook may not go on seat 0's run (there it would stand for 10G, and 9G could
+    # follow it), and on seat 1's own melds it leaves 9G, which fits nowhere and may not be
+    # discarded. The swap stays offered: a set with the Rook for one 7 keeps that 7 to discard.
+    hand0 = ["11G", "13G", "14G", "ROOK", "1B", "2B", "3B", "4B", "5R", "5Y", "5B", "9G"]
+    hand1 = ["12G", "1R", "2R", "3R", "4R", "1Y", "2Y", "3Y", "4Y", "7R", "7Y", "7G"]
+    env = start(3, 6, 2, [hand0, hand1, None], "14B", ["8Y"])
+    draw_stock(env)
+    play(env, "meld run G 11 14", "meld run B 1 4", "meld set 5 RYB", "discard 9G")
+    assert desc(env)["melds"][0]["represents"] == ["12G"]
+    play(env, "draw discard")
+    assert "swap 12G on 0" in legal(env)
+    play(env, "swap 12G on 0", "meld run R 1 4", "meld run Y 1 4")
+    assert legal(env) == ["meld set 7 RG +1", "meld set 7 RY +1", "meld set 7 YG +1"]
+    assert_illegal(env, "meld set 7 RYG")
+    play(env, "meld set 7 RY +1")
+    assert legal(env) == ["discard 7G"]
+    play(env, "discard 7G")
+    assert desc(env)["current"] == P(2) and hand(env, 1) == ["9G"]
+
+
 def test_rook_swap_needs_the_exact_card_it_stands_for():
     # the Rook of G 11-14 stands for 12G: 12R, 12B, 10G do not swap it
     env = swap_env(["12R", "12B", "10G", "7R", "7Y", "7G", "4R", "4Y", "4G", "1Y", "3B", "6G"])
@@ -1352,7 +1431,6 @@ def test_malformed_action_text_raises_value_error_naming_it(text):
     ({"dealer": 3}, "dealer"),
     ({"scores": [0, 0]}, "scores"),
     ({"scores": [0, 0, 0, 0]}, "scores"),
-    ({"max_buys_per_round": 1}, "max_buys_per_round"),
 ])
 def test_bad_scenario_options_raise_value_error(options, message):
     env = toonerville_rook_v0.env(num_players=3)
