@@ -619,8 +619,7 @@ class Engine:
         if play.melds_after_down and room:
             moves += self._meld_moves(state, hand, True, True)
         lay_offs = self._lay_off_moves(state, hand)
-        if state.wilds_to_meld and hand[self._wild_card] <= state.wilds_to_meld:
-            # no wild to spare: none may go on another player's meld
+        if self._no_spare_wild(state):  # none may go on another player's meld
             lay_offs = [a for a in lay_offs if not self._wild_on_others_meld(state, a)]
         moves += lay_offs
         if self.layout.blocks.get("swap") and (
@@ -628,6 +627,10 @@ class Engine:
         ):
             moves += self._swap_moves(state, hand)
         return moves
+
+    def _no_spare_wild(self, state: GameState) -> bool:
+        """Whether every wild in the player's hand is owed to this turn's going-down melds."""
+        return 0 < state.hands[state.current][self._wild_card] <= state.wilds_to_meld
 
     def _wild_on_others_meld(self, state: GameState, action: int) -> bool:
         """Whether the lay-off ``action`` puts a wild on a meld another player laid."""
@@ -1174,12 +1177,11 @@ class Engine:
     def _refusal_reason(self, state: GameState, action: int) -> str:
         """Why an action the mask leaves out is illegal, for a rule the legal list alone
         does not make plain (else nothing)."""
-        layout, p = self.layout, state.current
+        layout = self.layout
         if not 0 <= action < layout.size or layout.kinds[action] != ActionKind.LAY_OFF or state.phase != Phase.PLAY:
             return ""
         face, slot = layout.args[action]
-        if slot < len(state.table) and self._wild_on_others_meld(state, action) \
-                and 0 < state.hands[p][face] <= state.wilds_to_meld:
+        if slot < len(state.table) and self._wild_on_others_meld(state, action) and self._no_spare_wild(state):
             return (f": {self.card_set.format(face)} was swapped before going down, so it goes into this turn's "
                     "going-down melds, not on another player's meld")
         return ""
