@@ -5,11 +5,11 @@ from pettingzoo import register
 from . import contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
 from .engine import IllegalActionError
 from .env import ActionMask
+from .registry import GAMES, GameSpec, game_spec
 
 __version__ = "0.1.0"
 
-register("aec", "rummy/three_thirteen-v0", entry_point="rummy_env.three_thirteen_v0:env")
-register("aec", "rummy/contract_rummy-v0", entry_point="rummy_env.contract_rummy_v0:env")
-register("aec", "rummy/toonerville_rook-v0", entry_point="rummy_env.toonerville_rook_v0:env")
+for _spec in GAMES.values():
+    register("aec", _spec.env_id, entry_point=f"{_spec.module.__name__}:env")
 
-__all__ = ["contract_rummy_v0", "three_thirteen_v0", "toonerville_rook_v0", "ActionMask", "IllegalActionError", "__version__"]
+__all__ = ["GAMES", "GameSpec", "game_spec", "contract_rummy_v0", "three_thirteen_v0", "toonerville_rook_v0", "ActionMask", "IllegalActionError", "__version__"]
