@@ -3,7 +3,7 @@
 from pettingzoo import register
 
 from . import contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
-from .engine import IllegalActionError
+from .state import IllegalActionError
 from .env import ActionMask
 from .registry import GAMES, GameSpec, game_spec
 

@@ -16,7 +16,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine import SCENARIO_OPTIONS, Engine, GameState, IllegalActionError, Phase, RoundResult
+from .engine import Engine
+from .rules.deal import SCENARIO_OPTIONS
+from .state import GameState, IllegalActionError, Phase, RoundResult
 from .observation import Observer
 from .rules import GameRules
 

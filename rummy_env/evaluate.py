@@ -43,7 +43,7 @@ from tqdm import tqdm
 
 from . import __version__
 from .agents import Agent, Decision, GameResult, SeatInfo, make_agent, play_game
-from .engine import IllegalActionError
+from .state import IllegalActionError
 
 GAMES: tuple[str, ...] = ("three_thirteen", "contract_rummy", "toonerville_rook")
 METRICS: tuple[str, ...] = ("win_rate", "final_score", "penalty_per_round", "rank")

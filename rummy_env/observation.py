@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import Engine, GameState, Phase, TableMeld
+from .engine import Engine
+from .state import GameState, Phase, TableMeld
 
 PRIVATE_PARTS = ("hand",)
 

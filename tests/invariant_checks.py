@@ -16,7 +16,7 @@ import pytest
 
 from rummy_env import IllegalActionError
 from rummy_env.actions import ActionKind, Block
-from rummy_env.engine import GameState, Phase
+from rummy_env.state import GameState, Phase
 
 STATE_FIELDS = tuple(f.name for f in dataclasses.fields(GameState) if f.name != "legal_cache")
 

@@ -16,7 +16,7 @@ from gymnasium import spaces
 
 import rummy_env
 from rummy_env import IllegalActionError, contract_rummy_v0
-from rummy_env.engine import Phase
+from rummy_env.state import Phase
 
 PLAYERS = (3, 4, 5, 8)
 NUM_ACTIONS = {3: 1522, 4: 1837, 5: 2282, 8: 3227}  # docstring, "Action Values"

@@ -113,7 +113,7 @@ from invariant_checks import InvariantChecks, sweep
 
 from rummy_env import contract_rummy_v0
 from rummy_env.actions import ActionKind
-from rummy_env.engine import GameState, Phase
+from rummy_env.state import GameState, Phase
 
 PLAYERS = (3, 4, 5, 8)
 JOKER = 52
@@ -299,7 +299,7 @@ class Checker(InvariantChecks):
             self.count["deal7_melds_checked"] += 1
             if engine.apply(after, action) is not None:
                 continue  # the round ended: the meld emptied the hand
-            naturals, wilds = engine.split_wilds(after, after.hands[p])
+            naturals, wilds = engine.ctx.split_wilds(after, after.hands[p])
             if after.down_turn[p] >= 0 or not engine.solver.can_partition(naturals, wilds, *after.contract_left):
                 bad.append(action)
         return bad

@@ -14,7 +14,7 @@ import random
 
 from rummy_env import toonerville_rook_v0
 from rummy_env.actions import ActionKind
-from rummy_env.engine import Phase, TableMeld
+from rummy_env.state import Phase, TableMeld
 from rummy_env.melds import Meld
 
 
@@ -41,7 +41,7 @@ def _small_hand_variant(engine, state, rng: random.Random):
     """The state with the player to act holding only a few of its cards (the owed Rooks
     kept), where the quick tests meet their edges: too few cards left to discard one."""
     small = state.clone()
-    p, wild = small.current, engine._wild_card
+    p, wild = small.current, engine.ctx.wild_card
     cards = [f for f, k in enumerate(small.hands[p]) for _ in range(k)]
     for _ in range(small.wilds_owed):
         cards.remove(wild)
@@ -59,17 +59,17 @@ def _small_hand_variant(engine, state, rng: random.Random):
 def _check_moves(engine, state, checked) -> None:
     p = state.current
     owing = state.wilds_owed > 0 and state.must_place < 0
-    for action in engine._play_moves(state):
+    for action in engine.turn.play_moves(state):
         kind = engine.layout.kinds[action]
-        if owing and engine._owed_wilds_placed(state, action):
+        if owing and engine.search.owed_wilds_placed(state, action):
             checked["meld or lay-off while owing a Rook"] += 1
-            assert engine._finishable(engine._after(state, action)), engine.layout.text(action)
-        if kind == ActionKind.SWAP and not engine.is_down(state, p) and state.phase == Phase.PLAY \
+            assert engine.search.finishable(engine.search.after(state, action)), engine.layout.text(action)
+        if kind == ActionKind.SWAP and state.down_turn[p] < 0 and state.phase == Phase.PLAY \
                 and not state.wilds_owed:
-            verdict = engine._swap_then_go_down(state, action)
+            verdict = engine.search.swap_then_go_down(state, action)
             if verdict is not None:
                 checked[f"swap by a player not yet down: {verdict}"] += 1
-                assert engine._finishable(engine._after(state, action)) == verdict, engine.layout.text(action)
+                assert engine.search.finishable(engine.search.after(state, action)) == verdict, engine.layout.text(action)
 
 
 def test_quick_verdicts_agree_with_the_turn_search():

@@ -17,7 +17,7 @@ from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
 
 from rummy_env import ActionMask, IllegalActionError, contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
-from rummy_env.engine import Phase
+from rummy_env.state import Phase
 
 
 @dataclass(frozen=True)

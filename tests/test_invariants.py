@@ -67,7 +67,7 @@ import pytest
 from invariant_checks import InvariantChecks, sweep
 
 from rummy_env import three_thirteen_v0
-from rummy_env.engine import Phase
+from rummy_env.state import Phase
 
 NUM_ACTIONS = 106
 GO_OUT_BASE = 54

@@ -32,7 +32,7 @@ from scenario import (
 
 import rummy_env
 from rummy_env import IllegalActionError, toonerville_rook_v0
-from rummy_env.engine import Phase
+from rummy_env.state import Phase
 
 PLAYERS = (3, 4, 5)
 NUM_ACTIONS = {3: 5515, 4: 6587, 5: 7491}  # docstring, "Action Values"

@@ -135,7 +135,7 @@ from scenario import arrange_deck, legal, play, reset_to, toonerville_rook_cards
 
 from rummy_env import toonerville_rook_v0
 from rummy_env.actions import ActionKind
-from rummy_env.engine import GameState, Phase
+from rummy_env.state import GameState, Phase
 
 PLAYERS = (3, 4, 5)
 ROOK = 56

@@ -39,7 +39,7 @@ from scenario import (
 from scenario import toonerville_rook_cards as game_cards
 
 from rummy_env import IllegalActionError, toonerville_rook_v0
-from rummy_env.engine import Phase
+from rummy_env.state import Phase
 
 COLOURS = "RYGB"
 HAND_SIZE = {**{r: 12 for r in range(1, 9)}, 9: 15, 10: 16, 11: 14}
