@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 from pettingzoo import AECEnv
 
-from . import contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
+from . import contract_rummy_quick_v0, contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
 from .rules import GameRules
 
 
@@ -26,6 +26,7 @@ class GameSpec:
     module: ModuleType
     """The env module (``env()``, ``raw_env``, its docstring the env's spec)."""
     player_counts: tuple[int, ...]
+    """The player counts the game allows (its preset's ``player_counts``)."""
     default_players: int
     description: str
 
@@ -50,15 +51,17 @@ class GameSpec:
         return {name: p.default for name, p in inspect.signature(self.rules).parameters.items()}
 
 
-def _spec(module: ModuleType, player_counts: range, description: str) -> GameSpec:
+def _spec(module: ModuleType, description: str) -> GameSpec:
     name = module.raw_env.metadata["name"].removesuffix("_v0")
-    return GameSpec(name, module, tuple(player_counts), module.raw_env.rules_factory().num_players, description)
+    preset = module.raw_env.rules_factory
+    return GameSpec(name, module, preset.player_counts, preset().num_players, description)
 
 
 GAMES: Mapping[str, GameSpec] = MappingProxyType({spec.name: spec for spec in (
-    _spec(three_thirteen_v0, range(2, 5), "11 rounds of 3..13 cards, the rank equal to the hand size wild"),
-    _spec(contract_rummy_v0, range(3, 9), "7 deals, each with a contract of sets and runs to go down with; jokers wild"),
-    _spec(toonerville_rook_v0, range(3, 6), "11 contract rounds with a Rook deck per player, buying out of turn"),
+    _spec(three_thirteen_v0, "11 rounds of 3..13 cards, the rank equal to the hand size wild"),
+    _spec(contract_rummy_v0, "7 deals, each with a contract of sets and runs to go down with; jokers wild"),
+    _spec(toonerville_rook_v0, "11 contract rounds with a Rook deck per player, buying out of turn"),
+    _spec(contract_rummy_quick_v0, "a variant: Contract Rummy in 4 deals (2 sets; set + run; 2 runs; 3 runs, every card)"),
 )})
 """Every game, by name, in the order the docs list them."""
 

@@ -1,9 +1,10 @@
 """The engine's quick verdicts for Toonerville Rook against its full turn search.
 
 The mask decides most melds, lay-offs and swaps without looking ahead, by quick tests
-(``Engine._swap_then_go_down`` for a swap by a player not yet down, and
-``Engine._owed_wilds_placed`` for a meld or lay-off while a swapped Rook is owed). Each
-verdict they give must be the exact search's (``_finishable`` on the state after the move).
+(``TurnSearch.swap_then_go_down`` for a swap by a player not yet down, and
+``TurnSearch.owed_wilds_placed`` for a meld or lay-off while a swapped Rook is owed). Each
+verdict they give must be the exact search's (``TurnSearch.finishable`` on the state after
+the move).
 Random games biased toward swaps reach these states often; every quick "finishable" met is
 checked against the search, and the test insists on enough of each kind to mean something.
 """

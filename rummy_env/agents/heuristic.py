@@ -1,6 +1,6 @@
-"""The ``greedy`` and ``expert`` baselines: one agent class each, playing any of the three
-games by handing each game to its own heuristic (Three-Thirteen's going out by a shown
-hand is unlike the contract games' going down)."""
+"""The ``greedy`` and ``expert`` baselines: one agent class each, playing any registered
+game by handing it to the heuristic of its kind of play, read from its rules: going out
+by a shown hand (Three-Thirteen) is unlike the contract games' going down."""
 
 from __future__ import annotations
 
@@ -8,31 +8,30 @@ from .base import Agent, Decision, SeatInfo
 from .contract_heuristics import ExpertContract, GreedyContract
 from .three_thirteen_heuristics import ExpertThreeThirteen, GreedyThreeThirteen
 
-_BY_GAME: dict[str, dict[str, type[Agent]]] = {
-    "greedy": {"three_thirteen": GreedyThreeThirteen, "contract_rummy": GreedyContract,
-               "toonerville_rook": GreedyContract},
-    "expert": {"three_thirteen": ExpertThreeThirteen, "contract_rummy": ExpertContract,
-               "toonerville_rook": ExpertContract},
+# per baseline: (the heuristic for a game without contracts, the one for contract games)
+_BY_PLAY: dict[str, tuple[type[Agent], type[Agent]]] = {
+    "greedy": (GreedyThreeThirteen, GreedyContract),
+    "expert": (ExpertThreeThirteen, ExpertContract),
 }
 
 
-class _ByGame(Agent):
+class _ByPlay(Agent):
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
-        self._policy = _BY_GAME[self.name][seat.game]()
+        self._policy = _BY_PLAY[self.name][seat.rules.contract_play is not None]()
         self._policy.start_game(seat, seed)
 
     def act(self, decision: Decision) -> int:
         return self._policy.act(decision)
 
 
-class GreedyAgent(_ByGame):
+class GreedyAgent(_ByPlay):
     """A decent casual player (see ``docs/agents.md``)."""
 
     name = "greedy"
 
 
-class ExpertAgent(_ByGame):
+class ExpertAgent(_ByPlay):
     """A stronger heuristic player (see ``docs/agents.md``)."""
 
     name = "expert"

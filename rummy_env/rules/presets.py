@@ -4,6 +4,10 @@ that chooses the deck, the rounds, the meld rules, the scoring and the contract 
 
 from __future__ import annotations
 
+import functools
+import inspect
+from typing import Callable
+
 from ..cards import DeckSpec
 from ..melds import MeldRules
 from .spec import DEFAULT_MAX_TURNS_PER_ROUND, ContractPlay, GameRules, RoundSpec
@@ -16,19 +20,38 @@ def _check_int(name: str, value: object, low: int, high: int | None = None) -> i
     return value
 
 
-def _check_players(game: str, num_players: object, low: int, high: int) -> int:
-    if isinstance(num_players, bool) or not isinstance(num_players, int) or not low <= num_players <= high:
-        raise ValueError(f"{game} is for {low} to {high} players, not {num_players!r}")
-    return num_players
+def for_players(low: int, high: int) -> Callable[[Callable[..., GameRules]], Callable[..., GameRules]]:
+    """Marks a preset with the player counts its game allows (``player_counts``, which the
+    game registry reads) and refuses any other ``num_players`` with a ``ValueError``."""
+
+    def mark(preset: Callable[..., GameRules]) -> Callable[..., GameRules]:
+        signature = inspect.signature(preset)
+
+        @functools.wraps(preset)
+        def checked(*args: object, **options: object) -> GameRules:
+            try:
+                bound = signature.bind(*args, **options)
+            except TypeError as err:  # as the preset itself would say it
+                raise TypeError(f"{preset.__name__}() {err}") from None
+            bound.apply_defaults()
+            n = bound.arguments["num_players"]
+            if isinstance(n, bool) or not isinstance(n, int) or not low <= n <= high:
+                raise ValueError(f"{preset.__name__} is for {low} to {high} players, not {n!r}")
+            return preset(*args, **options)
+
+        checked.player_counts = tuple(range(low, high + 1))  # type: ignore[attr-defined]
+        return checked
+
+    return mark
 
 
+@for_players(2, 4)
 def three_thirteen(
     num_players: int = 4,
     num_decks: int | None = None,
     max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND,
 ) -> GameRules:
     """Three-Thirteen: 11 rounds of 3..13 cards, the rank equal to the hand size wild."""
-    num_players = _check_players("three_thirteen", num_players, 2, 4)
     if num_decks is None:
         num_decks = 1 if num_players == 2 else 2
     return GameRules(
@@ -55,6 +78,7 @@ CONTRACT_RUMMY_DEALS = (
 """Contract Rummy's deals: cards each, and the contract as ``(sets, runs)``."""
 
 
+@for_players(3, 8)
 def contract_rummy(
     num_players: int = 4,
     num_decks: int | None = None,
@@ -64,7 +88,6 @@ def contract_rummy(
     max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND,
 ) -> GameRules:
     """Contract Rummy: 7 deals, each with a contract of sets and runs to go down with."""
-    num_players = _check_players("contract_rummy", num_players, 3, 8)
     # and as many jokers (docs/rules/contract_rummy.md#default-decks-and-jokers)
     default_decks = 1 if num_players <= 4 else 2
     num_decks = default_decks if num_decks is None else _check_int("num_decks", num_decks, 1, 8)
@@ -111,6 +134,7 @@ TOONERVILLE_ROOK_ROUNDS = (
 """Toonerville Rook's rounds: cards each, and the contract as ``(sets, runs)``."""
 
 
+@for_players(3, 5)
 def toonerville_rook(
     num_players: int = 4,
     max_buys_per_round: int | None = None,
@@ -118,7 +142,6 @@ def toonerville_rook(
     max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND,
 ) -> GameRules:
     """Toonerville Rook: 11 rounds with contracts, one Rook deck per player, buying out of turn."""
-    num_players = _check_players("toonerville_rook", num_players, 3, 5)
     if max_buys_per_round is not None:
         max_buys_per_round = _check_int("max_buys_per_round", max_buys_per_round, 0)
     max_table_melds = 8 * num_players if max_table_melds is None else _check_int("max_table_melds", max_table_melds, 1)

@@ -128,7 +128,7 @@ class TurnSearch:
     def plain_meld_verdicts(
         self, state: GameState, left: tuple[int, int], moves: list[int]
     ) -> dict[int, bool | None]:
-        """Per going-down meld among ``moves``: ``_finishable`` after it where
+        """Per going-down meld among ``moves``: ``finishable`` after it where
         ``_plain_going_down`` decides it (the solver on the cards left), computed without
         building the state after it; ``None`` where the search must decide (the meld
         completes the going down, or leaves a case the plain rule excludes).
