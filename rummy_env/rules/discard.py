@@ -1,5 +1,5 @@
 """The discard: which cards may go on the pile now, and putting one there
-(docs/rules/README.md#the-discard-rule)."""
+(docs/rules/README.md#discard-rule)."""
 
 from __future__ import annotations
 
