@@ -42,16 +42,9 @@ class ContractTurn:
         self.swaps = swaps
         self.search: TurnSearch  # set by the TurnSearch built on this turn
 
-    def apply(self, state: GameState, kind: ActionKind, arg: Any) -> RoundResult | None:
-        if kind == ActionKind.DISCARD:
-            return self.discard(state, arg)
-        self.play_move(state, kind, arg)
-        if state.hand_sizes[state.current] == 0:
-            state.went_out = state.current
-            return self.rounds.end_round(state)
-        return None
-
     def legal(self, state: GameState) -> list[int]:
+        """The discards, melds, lay-offs and swaps allowed now, each leaving a way to finish
+        the turn."""
         actions = []
         spec = self.rules.rounds[state.round]
         if state.phase == Phase.PLAY and state.must_place < 0 and state.wilds_owed == 0 and not (
@@ -94,6 +87,16 @@ class ContractTurn:
             if self.search.finishable(self.search.after(state, action)):
                 actions.append(action)
         return actions
+
+    def apply(self, state: GameState, kind: ActionKind, arg: Any) -> RoundResult | None:
+        """A discard, meld, lay-off or swap; an empty hand ends the round."""
+        if kind == ActionKind.DISCARD:
+            return self.discard(state, arg)
+        self.play_move(state, kind, arg)
+        if state.hand_sizes[state.current] == 0:
+            state.went_out = state.current
+            return self.rounds.end_round(state)
+        return None
 
     def play_moves(self, state: GameState) -> list[int]:
         """The melds, lay-offs and swaps the rules allow now, ascending, before the check
