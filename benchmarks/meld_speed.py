@@ -1,4 +1,4 @@
-"""Microseconds per call of the meld engine (rummy_env/melds.py) on random hands.
+"""Microseconds per call of the meld engine (rummy_env/meld_solver.py, contract_solver.py) on random hands.
 
 For each meld-rule configuration, hand size and number of wilds it times the four solver
 queries on distinct random hands:
@@ -11,8 +11,8 @@ queries on distinct random hands:
 The solver memoises subproblems across calls, so every measurement says how warm its
 memo was:
 
-    cold  every call starts with empty memos (a new MeldSolver, built untimed, per call)
-    warm  one fresh MeldSolver per measured batch, its memos carried from hand to hand
+    cold  every call starts with empty memos (a new ContractSolver, built untimed, per call)
+    warm  one fresh ContractSolver per measured batch, its memos carried from hand to hand
           (as an environment's solver is during a game); every hand is still distinct
 
     python benchmarks/meld_speed.py --seconds 1
@@ -34,7 +34,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
 
 from rummy_env.cards import CardSet  # noqa: E402
-from rummy_env.melds import MeldRules, MeldSolver  # noqa: E402
+from rummy_env.contract_solver import ContractSolver  # noqa: E402
+from rummy_env.melds import MeldRules  # noqa: E402
 
 STANDARD = CardSet("standard", 4, 13, True)
 ROOK = CardSet("rook", 4, 14, True)
@@ -122,7 +123,7 @@ def measure(cfg, hands: Hands, query: str, wilds: int, memo: str, seconds, calls
     """Time one query on hands 0, 1, 2, ... until the budget is spent; returns
     (per-call nanoseconds, results)."""
     call = make_call(query, cfg, wilds)
-    solver = MeldSolver(cfg.card_set, cfg.rules)
+    solver = ContractSolver(cfg.card_set, cfg.rules)
     times: list[int] = []
     results: list = []
     deadline = time.perf_counter() + (seconds if seconds is not None else float("inf"))
@@ -137,7 +138,7 @@ def measure(cfg, hands: Hands, query: str, wilds: int, memo: str, seconds, calls
         if memo == "cold":
             # A new solver rather than clearing its memo dicts by name: robust to memos
             # the solver may add (some are seeded with base cases, so clearing would break them).
-            solver = MeldSolver(cfg.card_set, cfg.rules)
+            solver = ContractSolver(cfg.card_set, cfg.rules)
         t0 = clock()
         r = call(solver, counts, i)
         times.append(clock() - t0)
@@ -190,7 +191,7 @@ def main(argv=None) -> int:
     per_measure = None if args.seconds is None else args.seconds / (len(args.queries) * len(memos))
     clock = time.perf_counter_ns if args.clock == "wall" else time.process_time_ns
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    print("meld_speed: microseconds per MeldSolver call on distinct random hands")
+    print("meld_speed: microseconds per ContractSolver call on distinct random hands")
     print(f"  python      {platform.python_version()} ({platform.python_implementation()}), numpy {np.__version__}")
     print(f"  platform    {platform.platform()}")
     if args.seconds is not None:

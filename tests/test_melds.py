@@ -8,7 +8,8 @@ from functools import lru_cache
 import pytest
 
 from rummy_env.cards import CardSet
-from rummy_env.melds import Meld, MeldRules, MeldSolver, _encode
+from rummy_env.contract_solver import ContractSolver
+from rummy_env.melds import Meld, MeldRules, encode_counts
 
 STANDARD = CardSet("standard", 4, 13, True)
 ROOK = CardSet("rook", 4, 14, True)
@@ -116,7 +117,7 @@ def values_for(cs: CardSet) -> list[int]:
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_min_penalty_and_full_meld_match_brute_force(variant):
     cs, rules = VARIANTS[variant]
-    solver = MeldSolver(cs, rules)
+    solver = ContractSolver(cs, rules)
     rng = random.Random(hash(variant) % 1000)
     values = values_for(cs)
     checked = 0
@@ -135,7 +136,7 @@ def test_min_penalty_and_full_meld_match_brute_force(variant):
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_best_arrangement_is_legal_and_optimal(variant):
     cs, rules = VARIANTS[variant]
-    solver = MeldSolver(cs, rules)
+    solver = ContractSolver(cs, rules)
     rng = random.Random(7)
     values = values_for(cs)
     for _ in range(400):
@@ -155,7 +156,7 @@ def test_best_arrangement_is_legal_and_optimal(variant):
 @pytest.mark.parametrize("variant", ["contract_rummy", "toonerville_rook", "three_thirteen"])
 def test_contract_feasibility_matches_brute_force(variant):
     cs, rules = VARIANTS[variant]
-    solver = MeldSolver(cs, rules)
+    solver = ContractSolver(cs, rules)
     rng = random.Random(11)
     for _ in range(600):
         # single copies too: sets-only contracts then take the closed form of _most_sets_any_suits
@@ -176,7 +177,7 @@ def test_contract_feasibility_matches_brute_force(variant):
 def test_contract_with_a_given_card_matches_brute_force(variant):
     """``can_make_contract_with``: some meld of the contract holds the given natural."""
     cs, rules = VARIANTS[variant]
-    solver = MeldSolver(cs, rules)
+    solver = ContractSolver(cs, rules)
     rng = random.Random(12)
     for _ in range(300):
         hand = sorted(random_hand(rng, cs, rng.randint(3, 8), 2))
@@ -206,8 +207,8 @@ def test_contract_with_a_given_card_matches_brute_force(variant):
 
 
 def test_runs_never_wrap_and_hold_one_ace():
-    cr = MeldSolver(STANDARD, VARIANTS["contract_rummy"][1])
-    tt = MeldSolver(STANDARD, VARIANTS["three_thirteen"][1])
+    cr = ContractSolver(STANDARD, VARIANTS["contract_rummy"][1])
+    tt = ContractSolver(STANDARD, VARIANTS["three_thirteen"][1])
     p = STANDARD.parse
     q_k_a = [p("QS"), p("KS"), p("AS")]
     k_a_2 = [p("KS"), p("AS"), p("2S")]
@@ -216,25 +217,25 @@ def test_runs_never_wrap_and_hold_one_ace():
     assert not tt.run_placements(q_k_a, 0)  # Three-Thirteen: ace low only
     a_to_k = [p(r + "S") for r in "A23456789TJQK"]
     assert cr.run_placements(a_to_k, 0) and not cr.run_placements(a_to_k, 1)  # no A..K..A
-    rook = MeldSolver(ROOK, VARIANTS["toonerville_rook"][1])
+    rook = ContractSolver(ROOK, VARIANTS["toonerville_rook"][1])
     assert not rook.run_placements([ROOK.parse(x) for x in ("12R", "13R", "14R", "1R")], 0)
 
 
 def test_set_rules():
-    cr = MeldSolver(STANDARD, VARIANTS["contract_rummy"][1])
+    cr = ContractSolver(STANDARD, VARIANTS["contract_rummy"][1])
     p = STANDARD.parse
     assert cr.set_is_valid([p("7D"), p("7H"), p("7S")], 0)
     assert cr.set_is_valid([p("7H"), p("7S")], 1)
     assert not cr.set_is_valid([p("7H"), p("7H"), p("7S")], 0)  # distinct suits
     assert not cr.set_is_valid([p("7C"), p("7D"), p("7H"), p("7S")], 1)  # at most 4
     assert not cr.set_is_valid([], 3)  # a meld needs a natural here
-    tt = MeldSolver(STANDARD, VARIANTS["three_thirteen"][1])
+    tt = ContractSolver(STANDARD, VARIANTS["three_thirteen"][1])
     assert tt.set_is_valid([p("6H"), p("6H"), p("6S")], 0)  # duplicates with two decks
     assert tt.set_is_valid([], 3)
 
 
 def test_unmatched_wild_scores_wild_value_when_no_meld_has_room():
-    tt = MeldSolver(STANDARD, VARIANTS["three_thirteen"][1])
+    tt = ContractSolver(STANDARD, VARIANTS["three_thirteen"][1])
     values = [min(10, f % 13 + 1) for f in range(52)]
     counts = to_counts(STANDARD, [STANDARD.parse("2C"), STANDARD.parse("9D")])
     # one wild: 2C + wild is not a meld, so the wild scores its own value
@@ -251,7 +252,7 @@ def test_meld_wild_positions():
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_meldable_without_one_matches_full_meld_of_each_card_removed(variant):
     cs, rules = VARIANTS[variant]
-    solver = MeldSolver(cs, rules)
+    solver = ContractSolver(cs, rules)
     rng = random.Random(3)
     for _ in range(600):
         hand = random_hand(rng, cs, rng.randint(2, 14), 2)
@@ -297,7 +298,7 @@ def test_each_could_meld_never_rejects_a_contract_holding_every_card(variant):
     it must pass whenever some contract holds every card of ``must``, and it must reject
     hands where some card has no meld of the contract's kinds."""
     cs, rules = VARIANTS[variant]
-    solver = MeldSolver(cs, rules)
+    solver = ContractSolver(cs, rules)
     rng = random.Random(13)
     possible = rejected = 0
     for _ in range(400):
@@ -322,7 +323,7 @@ def test_contract_shortcuts_match_the_plain_search_on_big_hands():
     (``_contract`` alone, on a solver with its own memo); both answers occur for every
     contract."""
     cs, rules = VARIANTS["toonerville_rook"]
-    solver, plain = MeldSolver(cs, rules), MeldSolver(cs, rules)
+    solver, plain = ContractSolver(cs, rules), ContractSolver(cs, rules)
     rng = random.Random(5)
     deck = [f for f in range(cs.num_naturals) for _ in range(5)]
     seen = set()
@@ -331,7 +332,7 @@ def test_contract_shortcuts_match_the_plain_search_on_big_hands():
         wilds = rng.choice([0, 0, 1, 2, 3, 5])
         sets, runs = rng.choice([(0, 1), (0, 2), (0, 3), (0, 4), (1, 1), (1, 2), (2, 1), (2, 2), (3, 0), (5, 0)])
         counts = to_counts(cs, hand)
-        expected = plain._contract(list(counts), _encode(counts), 0, wilds, sets, runs, sum(counts))
+        expected = plain._contract(list(counts), encode_counts(counts), 0, wilds, sets, runs, sum(counts))
         assert solver.can_make_contract(counts, wilds, sets, runs) == expected, (sorted(hand), wilds, sets, runs)
         seen.add((sets, runs, expected))
     assert len(seen) == 20, sorted(seen)
@@ -348,7 +349,7 @@ def test_runs_bound_is_exact_for_naturals_and_never_below_the_best(variant):
     wild) must never fall below the most runs the cards make, since a contract it rules
     out is refused without a search."""
     cs, rules = VARIANTS[variant]
-    solver = MeldSolver(cs, rules)
+    solver = ContractSolver(cs, rules)
     rng = random.Random(3)
     for _ in range(3000):
         row = bytes(rng.choice([0, 0, 1, 1, 2, 3]) if rng.random() < 0.8 else 0 for _ in range(cs.num_ranks))

@@ -10,7 +10,7 @@ miss at most one card more than the best, with the wilds filling gaps. Its repor
 the hand's **deficiency** (cards still missing for the contract), its **outs** (the faces
 that would fill a gap), the **core** cards (in every best structure) and the **near** ones
 (in a structure one card worse), and, for each card, the deficiency and outs without it.
-Whether the contract can be made now is asked exactly of the shared ``MeldSolver``.
+Whether the contract can be made now is asked exactly of the shared ``ContractSolver``.
 
 The turn, for both (``_ContractAgent.play``): a swap when offered (the mask offers one only
 when the wild can be played again this turn); then the going down once the mask offers its
@@ -82,7 +82,7 @@ from typing import Sequence
 import numpy as np
 
 from ..actions import ActionKind, SetAction
-from ..melds import MeldSolver
+from ..contract_solver import ContractSolver
 from ..rules import GameRules
 from .base import Agent, Decision, SeatInfo
 
@@ -499,7 +499,7 @@ class _TableMeld:
 _TOOLS: dict = {}
 
 
-def _tools(rules: GameRules) -> tuple[_Deck, _Planner, MeldSolver]:
+def _tools(rules: GameRules) -> tuple[_Deck, _Planner, ContractSolver]:
     """The deck facts, planner and exact solver of one configuration, shared by every
     seat and game (all three are pure; their memos only save time)."""
     hit = _TOOLS.get(rules)
@@ -507,7 +507,7 @@ def _tools(rules: GameRules) -> tuple[_Deck, _Planner, MeldSolver]:
         deck = _Deck(rules)
         if len(_TOOLS) > 16:
             _TOOLS.clear()
-        hit = _TOOLS[rules] = (deck, _Planner(deck), MeldSolver(rules.deck.card_set, rules.melds))
+        hit = _TOOLS[rules] = (deck, _Planner(deck), ContractSolver(rules.deck.card_set, rules.melds))
     return hit
 
 

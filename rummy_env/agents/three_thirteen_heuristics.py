@@ -2,7 +2,7 @@
 (``ExpertThreeThirteen``).
 
 Both see only their seat's observation and mask. Hands are per-face counts; every
-penalty is exact, from the shared ``MeldSolver`` of ``rummy_env.melds`` (``min_penalty``,
+penalty is exact, from the shared ``MeldSolver`` of ``rummy_env.meld_solver`` (``min_penalty``,
 ``best_arrangement``) on the agent's own hand, with the round's wild rank and the game's
 values (A 1, 2..10 face, J Q K 10; an unmatched wild its own rank's value). "Penalty" below
 is always the least penalty of a hand over every arrangement into sets and runs.
@@ -75,7 +75,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..melds import MeldSolver
+from ..meld_solver import MeldSolver
 from .base import Agent, Decision, SeatInfo
 
 _DRAW_STOCK, _DRAW_DISCARD, _DISCARD, _GO_OUT = 0, 1, 2, 54
