@@ -27,7 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from env_speed import cpu_info  # noqa: E402  (beside this script)
 
 from rummy_env.agents import AGENT_NAMES, make_agent, play_game  # noqa: E402
-from rummy_env.evaluate import GAMES, TimedAgent, block_seed, game_module, parse_env_kwarg, versions  # noqa: E402
+from rummy_env import GAMES  # noqa: E402
+from rummy_env.evaluate import TimedAgent, block_seed, game_module, parse_env_kwarg, versions  # noqa: E402
 
 PLAYERS = 4
 
@@ -54,7 +55,7 @@ def measure(game: str, agent_name: str, games: int, seed: int, env_kwargs: dict)
 def parse_args(argv=None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=20, help="games per game and agent (default 20)")
-    ap.add_argument("--game", choices=GAMES, action="append", help="game to measure (repeatable; default: all)")
+    ap.add_argument("--game", choices=list(GAMES), action="append", help="game to measure (repeatable; default: all)")
     ap.add_argument("--agent", choices=AGENT_NAMES, action="append",
                     help="baseline to measure (repeatable; default: all)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")

@@ -31,11 +31,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 import rummy_env  # noqa: E402
 
-# Every game of the package: its module and the player counts to measure.
-GAMES: dict[str, tuple[object, list[int]]] = {
-    "three_thirteen": (rummy_env.three_thirteen_v0, [2, 3, 4]),
-    "contract_rummy": (rummy_env.contract_rummy_v0, [4, 8]),
-    "toonerville_rook": (rummy_env.toonerville_rook_v0, [3, 4, 5]),
+# Every registered game and the player counts measured by default: the fewest, the default
+# and the most it allows.
+GAMES: dict[str, list[int]] = {
+    name: sorted({spec.player_counts[0], spec.default_players, spec.player_counts[-1]})
+    for name, spec in rummy_env.GAMES.items()
 }
 
 REFERENCE_GAME = "gin_rummy"
@@ -197,7 +197,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--game", choices=sorted(GAMES), action="append",
                     help="game to measure (repeatable; default: every game in the registry)")
     ap.add_argument("--players", type=int, nargs="+",
-                    help="player counts to measure (default: every count the game supports)")
+                    help="player counts to measure (default: each game's fewest, default and most)")
     budget = ap.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=float, default=10.0,
                         help="time budget of one measurement, in seconds (default 10)")
@@ -221,11 +221,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     # (game, players) pairs: a requested count is measured for every selected game that
     # supports it, and must be supported by at least one of them.
     games = args.game or sorted(GAMES)
-    args.plan = [(g, n) for g in games for n in GAMES[g][1] if args.players is None or n in args.players]
+    args.plan = [(g, n) for g in games
+                 for n in (GAMES[g] if args.players is None else rummy_env.GAMES[g].player_counts)
+                 if args.players is None or n in args.players]
     unsupported = sorted(set(args.players or []) - {n for _, n in args.plan})
     if unsupported:
         ap.error(f"no selected game supports {unsupported} players: "
-                 + ", ".join(f"{g} {GAMES[g][1]}" for g in games))
+                 + ", ".join(f"{g} {list(rummy_env.GAMES[g].player_counts)}" for g in games))
     return args
 
 
@@ -256,7 +258,7 @@ def main(argv=None) -> int:
     # Configurations: ours, one per game and player count.
     configs: list[Config] = []
     for gname, n in args.plan:
-        env = GAMES[gname][0].env(num_players=n)
+        env = rummy_env.GAMES[gname].env(num_players=n)
         configs.append(Config(f"{gname} ({n}p)", lambda rng, s, g, env=env: run_ours(env, rng, s, g)))
     reference = None
     if pyspiel is not None:

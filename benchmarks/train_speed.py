@@ -23,7 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
 
-from training.config import GAMES, load_config  # noqa: E402
+from rummy_env import GAMES  # noqa: E402
+from training.config import load_config  # noqa: E402
 from training.ppo import Trainer  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -48,7 +49,8 @@ def measure(game: str, updates: int, workers: int | None) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--game", choices=GAMES, action="append", help="game to measure (repeatable; default: all)")
+    ap.add_argument("--game", choices=list(GAMES), action="append",
+                    help="game to measure (repeatable; default: every game with a config in configs/)")
     ap.add_argument("--updates", type=int, default=6, help="updates measured per game, after the first (default 6)")
     ap.add_argument("--workers", type=int, help="override the configs' num_workers")
     args = ap.parse_args(argv)
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"train_speed: {os.cpu_count()} logical CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     head = f"{'game':<18} {'steps/s (median)':>17} {'min':>8} {'max':>8}"
     results = []
-    for game in args.game or GAMES:
+    for game in args.game or [g for g in GAMES if (CONFIGS / f"{g}.yaml").exists()]:
         speeds = measure(game, args.updates, args.workers)
         results.append(f"{game:<18} {statistics.median(speeds):>17,.0f} {min(speeds):>8,.0f} {max(speeds):>8,.0f}")
         print(f"  {game}: {', '.join(f'{s:,.0f}' for s in speeds)}", flush=True)

@@ -42,10 +42,10 @@ import numpy as np
 from tqdm import tqdm
 
 from . import __version__
+from .registry import GAMES
 from .agents import Agent, Decision, GameResult, SeatInfo, make_agent, play_game
 from .state import IllegalActionError
 
-GAMES: tuple[str, ...] = ("three_thirteen", "contract_rummy", "toonerville_rook")
 METRICS: tuple[str, ...] = ("win_rate", "final_score", "penalty_per_round", "rank")
 
 # Two-sided 95% Student t quantiles t(0.975, df). Between rows the next smaller df is used
@@ -226,10 +226,10 @@ def block_seed(seed: int, block: int) -> int:
 
 
 def game_module(game: str) -> ModuleType:
-    """The ``<game>_v0`` module of a game name."""
+    """The env module of a registered game's name (``rummy_env.GAMES``)."""
     if game not in GAMES:
         raise SettingsError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-    return importlib.import_module(f"rummy_env.{game}_v0")
+    return GAMES[game].module
 
 
 @dataclass
@@ -481,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rummy-eval", description="A fair (duplicate-style) tournament between agents, with 95% intervals.",
         epilog="Agent specs: random, greedy, expert, or module:Class (an Agent subclass). See docs/evaluation.md.")
-    parser.add_argument("--game", required=True, choices=GAMES)
+    parser.add_argument("--game", required=True, choices=list(GAMES))
     parser.add_argument("--players", type=int, help="player count (default: the game's default, 4)")
     parser.add_argument("--agents", required=True, nargs="+", metavar="SPEC",
                         help="one agent spec per entry, exactly as many as players")

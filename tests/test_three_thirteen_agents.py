@@ -54,12 +54,12 @@ def test_greedy_beats_random_players():
     assert result.winners == [0]
 
 
-def test_agents_refuse_other_games():
+def test_agents_refuse_games_with_contracts():
     from rummy_env import contract_rummy_v0
     env = contract_rummy_v0.env(num_players=3)
     env.reset(seed=0)
     for cls in AGENTS.values():
-        with pytest.raises(ValueError, match="three_thirteen"):
+        with pytest.raises(ValueError, match="plays games without contracts, not contract_rummy"):
             cls().start_game(SeatInfo.of(env, "player_0"), 0)
 
 

@@ -34,7 +34,8 @@ from training.imitation import imitate, play_demonstrations
 from training.rollout import Collector, seat_gae
 
 REPO = Path(__file__).resolve().parent.parent
-GAMES = ("three_thirteen", "contract_rummy", "toonerville_rook")
+GAMES = tuple(rummy_env.GAMES)
+CONTRACT_GAMES = tuple(name for name, spec in rummy_env.GAMES.items() if spec.rules().contract_play is not None)
 
 
 def tiny(**fields) -> TrainConfig:
@@ -333,7 +334,7 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
     assert [row["update"] for row in rows] == ["0", "1", "2"] and all(row["eval_win_rate"] for row in rows)
     best = load_checkpoint(run / "best.pt")
     assert best["history"][-1]["env_steps"] == best["counters"]["env_steps"]  # it knows its own evaluation
-    env = getattr(rummy_env, f"{game}_v0").env()
+    env = rummy_env.GAMES[game].env()
     result = play_game(env, [make_agent(str(run / "best.pt"))] + [RandomAgent() for _ in range(3)], seed=3)
     assert result.decisions[0] > 0 and len(result.scores) == 4
 
@@ -487,7 +488,7 @@ def _contract_game(game: str, deal: int, agent: Callable[[], rummy_env.agents.Ag
     agent's choice or, with probability ``explore``, a random legal action. Returns the raw
     env, player_0's seat view and the decisions, as (observation, mask, the agent's choice),
     for at most ``limit`` steps."""
-    env = getattr(rummy_env, f"{game}_v0").env()
+    env = rummy_env.GAMES[game].env()
     env.reset(seed=deal)
     raw = env.unwrapped
     seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
@@ -510,7 +511,7 @@ def _contract_game(game: str, deal: int, agent: Callable[[], rummy_env.agents.Ag
     return raw, seats["player_0"], decisions()
 
 
-@pytest.mark.parametrize("game", ["contract_rummy", "toonerville_rook"])
+@pytest.mark.parametrize("game", CONTRACT_GAMES)
 def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
     """The kind flags are the mask's; greedy, not down, takes a top discard that makes the
     contract, discards a card whose loss costs the least deficiency, and buys only a card
@@ -542,7 +543,7 @@ def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
             assert loss[choice] == min(loss.values())
             counted["discards"] += 1
     assert counted["takes"] > 0 and counted["discards"] > 100
-    assert counted["buys"] > 0 or game == "contract_rummy"
+    assert counted["buys"] > 0 or not raw.rules.contract_play.buying
 
 
 class _ExpertWithoutMemory(ExpertContract):
@@ -551,7 +552,7 @@ class _ExpertWithoutMemory(ExpertContract):
     remember = ExpertContract.read_afresh
 
 
-@pytest.mark.parametrize("game", ["contract_rummy", "toonerville_rook"])
+@pytest.mark.parametrize("game", CONTRACT_GAMES)
 def test_contract_expert_features_say_what_the_expert_would_do(game: str):
     """They start with the contract_plan numbers; their draw flags name the draw expert (read
     without memory) makes, the buy flag its answer, and the discard preferences rank its
@@ -587,15 +588,15 @@ def test_contract_expert_features_say_what_the_expert_would_do(game: str):
             assert preference[raw.layout.args[choice]] == 1
             counted["discards"] += 1
     assert counted["draws"] > 100 and counted["takes"] > 0 and counted["discards"] > 100
-    assert counted["buys"] > 0 or game == "contract_rummy"
+    assert counted["buys"] > 0 or not raw.rules.contract_play.buying
 
 
 def test_features_of_another_game_are_refused():
-    with pytest.raises(ConfigError, match="'three_thirteen_penalties' are for three_thirteen, not contract_rummy"):
+    with pytest.raises(ConfigError, match="'three_thirteen_penalties' are for games without contracts, not contract_rummy"):
         config_from_dict({"game": "contract_rummy", "features": "three_thirteen_penalties"})
-    with pytest.raises(ConfigError, match="'contract_plan' are for contract_rummy and toonerville_rook, not three_thirteen"):
+    with pytest.raises(ConfigError, match="'contract_plan' are for games with contracts, not three_thirteen"):
         config_from_dict({"game": "three_thirteen", "features": "contract_plan"})
-    with pytest.raises(ConfigError, match="'contract_expert' are for contract_rummy and toonerville_rook, not three_thirteen"):
+    with pytest.raises(ConfigError, match="'contract_expert' are for games with contracts, not three_thirteen"):
         config_from_dict({"game": "three_thirteen", "features": "contract_expert"})
     with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, contract_plan, "
                                           "contract_expert, not 'magic'"):
@@ -655,7 +656,7 @@ def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(pat
     data = load_checkpoint(path)
     assert path.stat().st_size < 4_000_000  # "a few MB at most"
     players = data["config"]["num_players"]
-    env = getattr(rummy_env, f"{data['game']}_v0").env(**data["rules_config"])
+    env = rummy_env.GAMES[data["game"]].env(**data["rules_config"])
     result = play_game(env, [make_agent(str(path))] + [make_agent("greedy") for _ in range(players - 1)], seed=0)
     assert result.decisions[0] > 0
     assert "**Beats greedy**" in path.with_suffix(".md").read_text()

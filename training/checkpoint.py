@@ -33,18 +33,14 @@ class CheckpointError(ValueError):
 
 def env_sizes(config: TrainConfig) -> tuple[int, int]:
     """The observation and action sizes of the config's game and rules."""
-    raw = _raw_env(config)
+    raw = config.make_env()
     return raw.observer.size, raw.layout.size
-
-
-def _raw_env(config: TrainConfig):
-    return getattr(rummy_env, f"{config.game}_v0").env(**config.env_kwargs()).unwrapped
 
 
 def build_network(config: TrainConfig, observation_size: int, action_size: int) -> PolicyNet:
     """The config's network for an env of these sizes (its input: the observation, then the
     config's features)."""
-    feature_size = FEATURES[config.features].size_for(_raw_env(config).rules)
+    feature_size = FEATURES[config.features].size_for(config.make_env().rules)
     return PolicyNet(observation_size + feature_size, action_size, config.hidden_sizes)
 
 

@@ -17,11 +17,12 @@ from typing import Any, Sequence
 import tyro
 import yaml
 
+from rummy_env import GAMES, game_spec
+from rummy_env.env import RummyEnv
 from rummy_env.agents import AGENT_NAMES, make_agent
 
 from .features import FEATURES
 
-GAMES: tuple[str, ...] = ("three_thirteen", "contract_rummy", "toonerville_rook")
 REWARD_MODES: tuple[str, ...] = ("relative", "penalty", "win")
 
 
@@ -34,7 +35,7 @@ class TrainConfig:
     """Masked-PPO self-play training of one game."""
 
     game: str = "three_thirteen"
-    """Which game: three_thirteen, contract_rummy or toonerville_rook."""
+    """Which game: a name in the registry, ``rummy_env.GAMES``."""
     num_players: int = 4
     """Players per table; every seat is played by the network or an opponent from the pool."""
     rules: dict[str, int] = field(default_factory=dict)
@@ -148,7 +149,7 @@ class TrainConfig:
     def validate(self) -> None:
         """Raises ``ConfigError`` for values that cannot be trained."""
         if self.game not in GAMES:
-            raise ConfigError(f"game must be one of {', '.join(GAMES)}, not {self.game!r}")
+            raise ConfigError(f"game must be one of {', '.join(GAMES)} (rummy_env.GAMES), not {self.game!r}")
         if self.reward_mode not in REWARD_MODES:
             raise ConfigError(f"reward_mode must be one of {', '.join(REWARD_MODES)}, not {self.reward_mode!r}")
         positive = ("num_players", "total_steps", "steps_per_update", "num_envs", "update_epochs",
@@ -175,9 +176,9 @@ class TrainConfig:
                                   f"not {getattr(self, name)!r}")
         if self.features not in FEATURES:
             raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
-        games = FEATURES[self.features].games
-        if games is not None and self.game not in games:
-            raise ConfigError(f"features {self.features!r} are for {' and '.join(games)}, not {self.game}")
+        problem = FEATURES[self.features].unfit_for(game_spec(self.game).rules())
+        if problem:
+            raise ConfigError(problem)
         try:
             make_agent(self.eval_opponent)  # fails now, not at the first evaluation
         except ValueError as err:
@@ -194,6 +195,10 @@ class TrainConfig:
     def env_kwargs(self) -> dict[str, Any]:
         """The env's keyword arguments: the rules config and the reward mode."""
         return {"num_players": self.num_players, "reward_mode": self.reward_mode, **self.rules}
+
+    def make_env(self) -> RummyEnv:
+        """A new raw env of this config's game and options (from the registry)."""
+        return game_spec(self.game).env(**self.env_kwargs()).unwrapped
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

@@ -60,13 +60,22 @@ class Features:
 
     name = "none"
     size = 0
-    games: tuple[str, ...] | None = None
-    """The games the set is for (None: any)."""
+    contract_games: bool | None = None
+    """The kind of game the set is for: with contracts (True), without (False), or any (None)."""
 
     def __init__(self, seat: SeatInfo) -> None:
-        if self.games is not None and seat.game not in self.games:
-            raise ValueError(f"features {self.name!r} are for {' and '.join(self.games)}, not {seat.game}")
+        problem = self.unfit_for(seat.rules)
+        if problem:
+            raise ValueError(problem)
         self.seat = seat
+
+    @classmethod
+    def unfit_for(cls, rules: GameRules) -> str | None:
+        """Why the set cannot be computed for a game of these rules, or ``None`` if it can."""
+        if cls.contract_games is None or (rules.contract_play is not None) == cls.contract_games:
+            return None
+        kind = "games with contracts" if cls.contract_games else "games without contracts"
+        return f"features {cls.name!r} are for {kind}, not {rules.game}"
 
     @classmethod
     def size_for(cls, rules: GameRules) -> int:
@@ -88,7 +97,7 @@ class ThreeThirteenPenalties(Features):
 
     name = "three_thirteen_penalties"
     size = 54
-    games = ("three_thirteen",)
+    contract_games = False
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
@@ -141,7 +150,7 @@ class ContractPlan(Features):
     """See the module docstring."""
 
     name = "contract_plan"
-    games = ("contract_rummy", "toonerville_rook")
+    contract_games = True
     kinds = len(ActionKind)
     scalars = 10
     reader_class = GreedyContract

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-import rummy_env
 from rummy_env.agents import Decision, SeatInfo, make_agent
 
 from .checkpoint import build_network
@@ -58,7 +57,7 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
     weights plays the recorded seats, and ``imitation_agent`` only labels their decisions."""
     cfg = config_from_dict(config)
     rng = np.random.default_rng([cfg.seed, 10_000 + stream])
-    env = getattr(rummy_env, f"{cfg.game}_v0").env(**cfg.env_kwargs()).unwrapped
+    env = cfg.make_env()
     names = env.possible_agents
     imitated = [make_agent(cfg.imitation_agent) for _ in names]
     opponents = [make_agent(cfg.imitation_opponent) for _ in names] if cfg.imitation_opponent else imitated

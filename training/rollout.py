@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import torch
 
-import rummy_env
 from rummy_env.agents import Agent, Decision, SeatInfo, make_agent
 
 from .config import TrainConfig
@@ -105,8 +104,7 @@ class Collector:
         self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
         self.network = network
         self.pool: list[PolicyNet] = []
-        module = getattr(rummy_env, f"{config.game}_v0")
-        self.tables = [_Table(module.env(**config.env_kwargs()).unwrapped) for _ in range(num_envs)]
+        self.tables = [_Table(config.make_env()) for _ in range(num_envs)]
         weights = config.opponent_weights()
         self.kinds = [k for k, w in weights.items() if w > 0]
         total = sum(weights[k] for k in self.kinds)

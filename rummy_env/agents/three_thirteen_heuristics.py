@@ -200,8 +200,8 @@ class _ThreeThirteenBase(Agent):
 
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
-        if seat.game != "three_thirteen":
-            raise ValueError(f"{type(self).__name__} plays three_thirteen, not {seat.game}")
+        if seat.rules.contract_play is not None:
+            raise ValueError(f"{type(self).__name__} plays games without contracts, not {seat.game}")
         self._solver = shared_solver(seat)
         cs = seat.rules.deck.card_set
         self._N = cs.num_naturals
