@@ -3,7 +3,7 @@
     python benchmarks/train_speed.py                       # every game, 6 updates each
     python benchmarks/train_speed.py --game three_thirteen --updates 10
 
-Runs the real trainer (``training.ppo.Trainer``: rollout workers, batched policy, PPO
+Runs the real trainer (``rummy_training.ppo.Trainer``: rollout workers, batched policy, PPO
 update) from ``configs/<game>.yaml`` with evaluation and the imitation warm start off, in a temporary run folder, and
 reports the environment steps (decisions of every seat) per second of whole updates
 (collection and update) after the first, which includes starting the workers. Target
@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
 
 from rummy_env import GAMES  # noqa: E402
-from training.config import load_config  # noqa: E402
-from training.ppo import Trainer  # noqa: E402
+from rummy_training.config import load_config  # noqa: E402
+from rummy_training.ppo import Trainer  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

@@ -26,9 +26,9 @@ TINY_TRAINING = ["--total-steps", "512", "--steps-per-update", "256", "--num-env
                  "--eval-opponent", "random", "--imitation-decisions", "64", "--imitation-rounds", "1",
                  "--imitation-epochs", "1", "--no-progress"]
 SHRINK = {
-    ("python", "-m", "training.ppo"): TINY_TRAINING,
+    ("python", "-m", "rummy_training.ppo"): TINY_TRAINING,
     ("rummy-train",): TINY_TRAINING,
-    ("python", "-m", "training.ship"): ["--games", "4", "--workers", "1"],
+    ("python", "-m", "rummy_training.ship"): ["--games", "4", "--workers", "1"],
     ("rummy-eval",): ["--games", "4", "--no-progress"],
 }
 
@@ -86,7 +86,7 @@ def test_shell_blocks_run(index: int, tmp_path: Path):
         shutil.copytree(REPO / folder, tmp_path / folder)
     for command in shell_blocks()[index]:
         done = _run(command, tmp_path)
-        if command.startswith("python -m training.ship"):
+        if command.startswith("python -m rummy_training.ship"):
             # a policy trained for seconds does not beat greedy, and ship says so with exit code 1
             assert done.returncode in (0, 1) and "greedy" in done.stdout, (command, done.stderr)
             name = shlex.split(command)[shlex.split(command).index("--name") + 1]

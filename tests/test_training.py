@@ -23,15 +23,15 @@ import torch
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
-from training import config as config_module
-from training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
+from rummy_training import config as config_module
+from rummy_training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
                                  save_checkpoint)
-from training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
-from training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
-from training.ppo import Trainer
-from training.features import ContractExpert, ContractPlan, ThreeThirteenPenalties
-from training.imitation import imitate, play_demonstrations
-from training.rollout import Collector, seat_gae
+from rummy_training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
+from rummy_training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
+from rummy_training.ppo import Trainer
+from rummy_training.features import ContractExpert, ContractPlan, ThreeThirteenPenalties
+from rummy_training.imitation import imitate, play_demonstrations
+from rummy_training.rollout import Collector, seat_gae
 
 REPO = Path(__file__).resolve().parent.parent
 GAMES = tuple(rummy_env.GAMES)
@@ -260,7 +260,7 @@ def test_a_run_with_rollout_workers_is_reproducible_in_fresh_processes(tmp_path:
     each and the imitation warm start: the same losses, evaluations and weights."""
 
     def run(name: str, seed: int) -> Path:
-        cmd = [sys.executable, "-m", "training.ppo", "--config", str(REPO / "configs" / "three_thirteen.yaml"),
+        cmd = [sys.executable, "-m", "rummy_training.ppo", "--config", str(REPO / "configs" / "three_thirteen.yaml"),
                "--num-players", "2", "--seed", str(seed), "--total-steps", "1536", "--steps-per-update", "512",
                "--num-envs", "4", "--num-workers", "2", "--hidden-sizes", "32", "--minibatch-size", "256",
                "--eval-every", "1", "--eval-games", "4", "--eval-opponent", "random",
@@ -318,7 +318,7 @@ def test_a_run_resumes_from_its_last_checkpoint(tmp_path: Path):
 # ---------------------------------------------------------------- end to end, per game
 @pytest.mark.parametrize("game", [GAMES[0], *(pytest.param(g, marks=pytest.mark.slow) for g in GAMES[1:])])
 def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
-    cmd = [sys.executable, "-m", "training.ppo", "--config", str(REPO / "configs" / f"{game}.yaml"),
+    cmd = [sys.executable, "-m", "rummy_training.ppo", "--config", str(REPO / "configs" / f"{game}.yaml"),
            "--total-steps", "1024", "--steps-per-update", "512", "--num-envs", "2", "--num-workers", "1",
            "--hidden-sizes", "32", "--minibatch-size", "256", "--eval-every", "1", "--eval-games", "4",
            "--eval-opponent", "random", "--imitation-decisions", "64", "--imitation-epochs", "1",
@@ -616,7 +616,7 @@ def test_a_checkpoint_trained_with_features_computes_them_at_play_time(tmp_path:
 # ---------------------------------------------------------------- shipping
 def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
     from rummy_env.evaluate import evaluate
-    from training.ship import beats, model_card
+    from rummy_training.ship import beats, model_card
 
     report = evaluate("three_thirteen", ["random", "greedy", "greedy", "greedy"], games=8, seed=1,
                       env_kwargs={"max_turns_per_round": 20})
@@ -633,7 +633,7 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
 
 
 def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path: Path):
-    from training import ship
+    from rummy_training import ship
 
     config = tiny(num_players=4)
     run = tmp_path / "run"
@@ -666,7 +666,7 @@ def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(pat
 
 @pytest.mark.slow
 def test_a_terminated_run_stops_its_worker_processes(tmp_path: Path):
-    cmd = [sys.executable, "-m", "training.ppo", "--num-players", "2", "--total-steps", "100000000",
+    cmd = [sys.executable, "-m", "rummy_training.ppo", "--num-players", "2", "--total-steps", "100000000",
            "--steps-per-update", "256", "--num-envs", "2", "--num-workers", "2", "--hidden-sizes", "16",
            "--eval-every", "0", "--run-dir", str(tmp_path), "--run-name", "stop", "--no-progress"]
     run = subprocess.Popen(cmd, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))

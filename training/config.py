@@ -1,6 +1,6 @@
 """The training config: one dataclass, loaded from YAML and overridable on the command line.
 
-    python -m training.ppo --config configs/three_thirteen.yaml --total-steps 2000000 --seed 3
+    python -m rummy_training.ppo --config configs/three_thirteen.yaml --total-steps 2000000 --seed 3
 
 ``load_config`` reads a YAML file of field values (unknown keys are an error that names
 them), and ``parse_args`` lets any field be overridden with ``--field-name value`` (tyro

@@ -1,7 +1,7 @@
 """Masked-PPO self-play training of one game.
 
-    python -m training.ppo --config configs/three_thirteen.yaml          # or: rummy-train ...
-    python -m training.ppo --config configs/three_thirteen.yaml --total-steps 200000 --seed 2
+    python -m rummy_training.ppo --config configs/three_thirteen.yaml          # or: rummy-train ...
+    python -m rummy_training.ppo --config configs/three_thirteen.yaml --total-steps 200000 --seed 2
 
 Every field of ``TrainConfig`` (``training/config.py``) can be overridden on the command
 line (``--help`` lists them). The loop: rollout workers play ``num_envs`` games side by

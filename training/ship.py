@@ -1,6 +1,6 @@
 """Ships a run's best checkpoint to ``checkpoints/`` with its model card.
 
-    python -m training.ship runs/three_thirteen-s1 --name three_thirteen --games 2000 --workers 2
+    python -m rummy_training.ship runs/three_thirteen-s1 --name three_thirteen --games 2000 --workers 2
 
 Copies the run's ``best.pt`` (weights, stored as float16, config, counters and evaluation
 history; no optimiser or pool) to ``checkpoints/<name>.pt`` (``--out`` names another folder), then plays the acceptance

@@ -6,13 +6,17 @@ worker processes (a spec is a string, so it pickles) and users can plug in their
 - ``random``, ``greedy``, ``expert``: the baselines (``AGENT_NAMES``). The heuristic
   baselines are imported only when asked for, so the rest works without their modules.
 - ``module:Class``: a user's ``Agent`` subclass, imported and built with no arguments.
-- a checkpoint path (containing ``/`` or ending in ``.pt``): a trained policy
-  (``training.checkpoint.PolicyAgent``; needs torch, the ``train`` extra).
+- a checkpoint path (containing ``/`` or ending in ``.pt``): a trained policy, built by the
+  agent kind ``checkpoint`` that a package declares in the entry-point group
+  ``rummy_env.agent_kinds`` (this project's trainer, ``rummy_training``, declares
+  ``rummy_training.checkpoint:PolicyAgent``; it needs torch, the ``train`` extra). The agents
+  never import the trainer: a kind is looked up, and loaded, only when a spec asks for it.
 """
 
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import entry_points
 
 from .base import Agent, Decision, GameResult, RandomAgent, SeatInfo, play_game
 
@@ -40,17 +44,30 @@ def make_agent(spec: str) -> Agent:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec must be a non-empty string, not {spec!r}; {_ACCEPTED}")
     if is_checkpoint_spec(spec):
-        try:
-            from training.checkpoint import PolicyAgent
-        except ImportError as err:
-            raise ValueError(f"agent spec {spec!r} is a checkpoint path: playing one needs the trainer's "
-                             f"dependencies (pip install -e '.[train]'): {err}") from None
-        return PolicyAgent(spec)  # a CheckpointError (a ValueError) names what is wrong with the file
+        return _agent_kind(spec, "checkpoint")(spec)  # a ValueError names what is wrong with the file
     if spec in _BASELINES:
         return _instantiate(spec, _load_class(spec, _BASELINES[spec]))
     if ":" in spec:
         return _instantiate(spec, _load_class(spec, spec))
     raise ValueError(f"unknown agent spec {spec!r}; {_ACCEPTED}")
+
+
+AGENT_KINDS_GROUP = "rummy_env.agent_kinds"
+"""The entry-point group of agent kinds that other packages provide (see the module docstring)."""
+
+
+def _agent_kind(spec: str, kind: str) -> type[Agent]:
+    """The agent class of ``kind`` from the installed entry points, or a ``ValueError``."""
+    found = entry_points(group=AGENT_KINDS_GROUP, name=kind)
+    if not found:
+        raise ValueError(f"agent spec {spec!r} is a {kind} path, but no installed package provides the agent kind "
+                         f"{kind!r} (entry-point group {AGENT_KINDS_GROUP!r}): install this project's trainer "
+                         "with pip install -e '.[train]'")
+    try:
+        return next(iter(found)).load()
+    except ImportError as err:
+        raise ValueError(f"agent spec {spec!r} is a {kind} path: playing one needs the trainer's dependencies "
+                         f"(pip install -e '.[train]'): {err}") from None
 
 
 def _load_class(spec: str, target: str) -> type[Agent]:
@@ -77,5 +94,5 @@ def _instantiate(spec: str, cls: type[Agent]) -> Agent:
                          f"({err})") from None
 
 
-__all__ = ["AGENT_NAMES", "Agent", "Decision", "GameResult", "RandomAgent", "SeatInfo", "is_checkpoint_spec",
+__all__ = ["AGENT_KINDS_GROUP", "AGENT_NAMES", "Agent", "Decision", "GameResult", "RandomAgent", "SeatInfo", "is_checkpoint_spec",
            "make_agent", "play_game"]
