@@ -1,6 +1,6 @@
-"""Contract Rummy's and Toonerville Rook's ``greedy`` and ``expert`` agents
-(``rummy_env/agents/contract_heuristics.py``): complete games of both games at every
-supported player count without an illegal action (``play_game`` raises on one),
+"""The contract games' ``greedy`` and ``expert`` agents
+(``rummy_env/agents/contract_heuristics.py``): complete games of every registered contract
+game at every tested player count without an illegal action (``play_game`` raises on one),
 determinism, and named scenarios of key behaviours, built as the rule tests build theirs
 (docs/rules/README.md#scenario-set-up)."""
 
@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import pytest
 from scenario import arrange_deck, contract_rummy_cards, decide, play, reset_to, toonerville_rook_cards
+from test_env_common import GAMES as ALL_GAMES
 
+import rummy_env
 from rummy_env import contract_rummy_v0, toonerville_rook_v0
 from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract
 
 AGENTS = {"greedy": GreedyContract, "expert": ExpertContract}
-GAMES = {"contract_rummy": (contract_rummy_v0, (3, 4, 5, 8)), "toonerville_rook": (toonerville_rook_v0, (3, 4, 5))}
+# every registered game with contracts, at the player counts the common tests use
+GAMES = {name: (game.module, game.player_counts) for name, game in ALL_GAMES.items()
+         if rummy_env.GAMES[name].rules().contract_play is not None}
 EVERY_COUNT = [(game, n) for game, (_, counts) in GAMES.items() for n in counts]
 
 

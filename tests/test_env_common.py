@@ -16,31 +16,50 @@ import pytest
 from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
 
-from rummy_env import ActionMask, IllegalActionError, contract_rummy_v0, three_thirteen_v0, toonerville_rook_v0
+import rummy_env
+from rummy_env import ActionMask, GameSpec, IllegalActionError
 from rummy_env.state import Phase
 
 
 @dataclass(frozen=True)
-class Game:
-    module: ModuleType
-    player_counts: tuple[int, ...]
-    short_cap: int
+class Budget:
+    """Test cycles of one game, sized to its steps' cost."""
+
+    short_cap: int = 4
     """A turn cap that ends games inside api_test's cycles, so that it sees termination."""
-    api_cycles: int
-    default_api_cycles: int
-    seed_cycles: int
-    short_seed_cycles: int
+    api_cycles: int = 500
+    default_api_cycles: int = 300
+    seed_cycles: int = 200
+    short_seed_cycles: int = 100
     """seed_test cycles at the default config, and with a cap one turn below ``short_cap``."""
 
 
-# Every game, with the player counts it supports and cycle counts sized to its steps' cost.
-GAMES = {
-    "three_thirteen": Game(three_thirteen_v0, (2, 3, 4), 6, 2000, 300, 500, 1000),
+BUDGETS = {
+    "three_thirteen": Budget(6, 2000, 300, 500, 1000),
     # at the default config, random play's deep draws can grow a hand until one mask takes
     # minutes (seen once at 5 players, a deep draw of 11): fewer cycles keep CI's time bounded
-    "contract_rummy": Game(contract_rummy_v0, (3, 4, 5, 8), 4, 1000, 300, 200, 100),
-    "toonerville_rook": Game(toonerville_rook_v0, (3, 4, 5), 4, 500, 500, 200, 100),
+    "contract_rummy": Budget(4, 1000, 300, 200, 100),
+    "toonerville_rook": Budget(4, 500, 500, 200, 100),
 }
+"""Games whose steps cost more or less than the default ``Budget``'s; any other registered
+game, a new one included, is tested with the default."""
+
+
+@dataclass(frozen=True)
+class Game(Budget):
+    module: ModuleType | None = None
+    player_counts: tuple[int, ...] = ()
+    """The counts tested: every count the game allows, or, past four, the first three and the last."""
+
+
+def _game(spec: GameSpec) -> Game:
+    counts = spec.player_counts
+    tested = counts if len(counts) <= 4 else (*counts[:3], counts[-1])
+    return Game(**vars(BUDGETS.get(spec.name, Budget())), module=spec.module, player_counts=tested)
+
+
+# Every registered game (rummy_env.GAMES), with the player counts and cycles it is tested at.
+GAMES = {name: _game(spec) for name, spec in rummy_env.GAMES.items()}
 EVERY_COUNT = [(name, n) for name, game in GAMES.items() for n in game.player_counts]
 
 
