@@ -1,4 +1,5 @@
-"""The observer: a flat float32 vector from one seat's point of view, built from named parts.
+"""The observer: a flat float32 vector from one seat's point of view, built from named parts,
+and read back by name through its ``decoder`` (``rummy_env/observation_view.py``).
 
 Seats in every per-seat part are *relative* to the observer: index 0 is the observer,
 1 the player to its left, and so on. Only the ``hand`` part is private; every other part
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .engine import Engine
+from .observation_view import ObservationDecoder, ObservationView
 from .state import GameState, Phase, TableMeld
 
 PRIVATE_PARTS = ("hand",)
@@ -111,6 +113,12 @@ class Observer:
             self.offsets[part.name] = slice(start, start + part.size)
             start += part.size
         self.size = start
+        phase_names = ("draw", "play", "going_down", "buy")
+        self.decoder = ObservationDecoder(
+            offsets=dict(self.offsets), size=self.size, num_players=n, num_faces=faces, num_naturals=naturals,
+            hand_scale=max(r.hand_size for r in rules.rounds) + 1, card_scale=len(rules.deck.cards()),
+            turn_scale=rules.max_turns_per_round, phases=phase_names[: self.offsets["phase"].stop - self.offsets["phase"].start],
+        )
         self._bytes_size = sum(p.size for p in byte_parts)
         self._tail_starts = {p.name: self.offsets[p.name].start - self._bytes_size for p in float_parts}
         self._wild_ranks = [r.wild_rank for r in rules.rounds]
@@ -160,6 +168,10 @@ class Observer:
             for part in self.parts
         ]).astype(np.float32)
         return np.zeros(self.size, np.float32), high
+
+    def decode(self, observation: np.ndarray) -> ObservationView:
+        """The observation read back by part name (see ``ObservationView``)."""
+        return self.decoder.decode(observation)
 
     def encode(self, state: GameState, seat: int) -> np.ndarray:
         n, one_hot, none = self.num_players, self._one_hot, self._no_face

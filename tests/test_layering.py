@@ -21,7 +21,7 @@ LAYERS = ("core", "rules", "engine", "env", "agents", "evaluation")
 LAYER_OF = {
     "cards": "core", "melds": "core", "meld_solver": "core", "contract_solver": "core", "state": "core",
     "rules": "rules", "actions": "rules",
-    "engine": "engine", "observation": "engine",
+    "engine": "engine", "observation": "engine", "observation_view": "engine",
     "env": "env", "registry": "env", "__init__": "env",
     "agents": "agents",
     "evaluate": "evaluation",

@@ -101,8 +101,7 @@ class PolicyAgent(Agent):
 
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
-        size = max(s.stop for s in seat.observation_offsets.values())
-        check_fits(self.data, self.path, seat.game, size, seat.layout.size)
+        check_fits(self.data, self.path, seat.game, seat.observation.size, seat.layout.size)
         self.features = FEATURES[self.data["config"]["features"]](seat)
 
     def act(self, decision: Decision) -> int:

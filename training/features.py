@@ -105,8 +105,6 @@ class ThreeThirteenPenalties(Features):
 
         self.solver = shared_solver(seat)
         self.faces = seat.rules.deck.card_set.num_naturals
-        off = seat.observation_offsets
-        self.hand, self.top, self.wild = off["hand"], off["discard_top"], off["wild_rank"]
         self.by_wild_rank: dict[int, object] = {}
         self.calls = 0
 
@@ -123,8 +121,9 @@ class ThreeThirteenPenalties(Features):
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, np.float32)
-        hand = observation[self.hand].astype(np.int64).tolist()
-        hands = self._penalties(int(observation[self.wild].argmax()))
+        view = self.seat.observation.decode(observation)
+        hand = view.counts("hand")
+        hands = self._penalties(view.index("wild_rank"))
         penalty, loose = hands.unmatched(hand)
         saving = [0.0] * self.faces
         for f in loose:
@@ -136,9 +135,8 @@ class ThreeThirteenPenalties(Features):
                 hand[f] += 1
         out[:self.faces] = np.array(saving, np.float32) / 10
         out[self.faces] = penalty / 100
-        top = observation[self.top]
-        if mask[1] and top.any():  # a draw, with the top discard on offer
-            t = int(top.argmax())
+        t = view.face("discard_top")
+        if mask[1] and t >= 0:  # a draw, with the top discard on offer
             hand[t] += 1
             allowed = [f for f in range(self.faces) if hand[f] and (f != t or hand[f] > 1)]
             best, _ = hands.removals(hand, allowed)

@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..actions import ActionLayout
 from ..env import RummyEnv
+from ..observation_view import ObservationDecoder
 from ..rules import GameRules
 
 
 @dataclass(frozen=True)
 class SeatInfo:
     """The public facts of a seat in a game: which game and rules, the action layout (for
-    action text), and where each observation part lies."""
+    action text), and the observation's decoder (where each part lies, and how to read it)."""
 
     game: str
     agent: str
@@ -33,7 +34,7 @@ class SeatInfo:
     num_players: int
     rules: GameRules
     layout: ActionLayout
-    observation_offsets: Mapping[str, slice]
+    observation: ObservationDecoder
 
     @classmethod
     def of(cls, env: RummyEnv, agent: str) -> "SeatInfo":
@@ -41,7 +42,7 @@ class SeatInfo:
         return cls(
             game=raw.rules.game, agent=agent, seat=raw.possible_agents.index(agent),
             num_players=raw.rules.num_players, rules=raw.rules, layout=raw.layout,
-            observation_offsets=dict(raw.observer.offsets),
+            observation=raw.observer.decoder,
         )
 
 

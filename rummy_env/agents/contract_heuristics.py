@@ -79,11 +79,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import numpy as np
 
 from ..actions import ActionKind, SetAction
 from ..contract_solver import ContractSolver
 from ..rules import GameRules
+from ..observation_view import ObservationView
 from .base import Agent, Decision, SeatInfo
 
 _STRUCTURE_CAP = 160  # most partial-contract structures kept per hand (the best come first)
@@ -512,38 +512,22 @@ def _tools(rules: GameRules) -> tuple[_Deck, _Planner, ContractSolver]:
 
 
 class _Reader:
-    """Where one configuration's observation keeps each fact, and how to read it back
-    (the parts of the module docstrings of ``contract_rummy_v0`` and
-    ``toonerville_rook_v0``; per-seat parts list the observer first, then its left)."""
+    """One configuration's observations, read through the seat's decoder, with the table's
+    melds memoised (the table changes rarely)."""
 
-    def __init__(self, seat: SeatInfo, deck: _Deck) -> None:
-        rules = seat.rules
-        self.offsets = seat.observation_offsets
+    def __init__(self, seat: SeatInfo) -> None:
+        self.decoder = seat.observation
         self.n = seat.num_players
-        self.faces = deck.card_set.num_faces
-        self.hand_scale = max(r.hand_size for r in rules.rounds) + 1
-        self.turn_scale = rules.max_turns_per_round
-        self.card_scale = deck.num_cards
-        self.slot_size = self.n + 2 + 2 * deck.naturals + 1
-        self.phases = ("draw", "play", "going_down", "buy")
-        self.deep = "discard_order" in self.offsets
+        self.deep = "discard_order" in self.decoder.offsets
         self._tables: dict[bytes, list[_TableMeld]] = {}
 
-    def table(self, deck: _Deck, obs: np.ndarray) -> list[_TableMeld]:
-        """The melds on the table, in slot order (memoised: the table changes rarely)."""
-        part = obs[self.offsets["table_slots"]]
-        key = part.tobytes()
+    def table(self, deck: _Deck, view: ObservationView) -> list[_TableMeld]:
+        """The melds on the table, in slot order."""
+        key = view.part("table_slots").tobytes()
         hit = self._tables.get(key)
         if hit is None:
-            n, N = self.n, deck.naturals
-            rows = part.reshape(-1, self.slot_size)
-            hit = []
-            for row in rows:
-                if not (row[n] or row[n + 1]):
-                    break  # slots fill in order: the rest are empty
-                naturals = [int(f) for f in np.flatnonzero(row[n + 2:n + 2 + N]) for _ in range(int(row[n + 2 + f]))]
-                represents = [int(f) for f in np.flatnonzero(row[n + 2 + N:n + 2 + 2 * N])]
-                hit.append(_TableMeld(deck, bool(row[n]), naturals, represents, int(row[-1])))
+            hit = [_TableMeld(deck, slot.is_set, slot.naturals, slot.represents, slot.set_wilds)
+                   for slot in view.table_slots()]
             if len(self._tables) > 256:
                 self._tables.clear()
             self._tables[key] = hit
@@ -564,50 +548,44 @@ class _Situation:
         self.by_kind: dict[ActionKind, list[int]] = {}
         for a in self.legal:
             self.by_kind.setdefault(kinds[a], []).append(a)
-        obs = decision.observation
-        off = reader.offsets
-        self.observation = obs
-        self.reader = reader
-        self.hand = [int(c) for c in obs[off["hand"]].tolist()]
+        view = self.view = reader.decoder.decode(decision.observation)
+        self.hand = view.counts("hand")
         self.naturals = tuple(self.hand[:deck.naturals])
         self.wilds = self.hand[deck.wild] if deck.wild >= 0 else 0
         self.size = sum(self.hand)
-        self.phase = reader.phases[int(np.argmax(obs[off["phase"]]))]
-        self.n = n = reader.n
-        self.round = int(np.argmax(obs[off["round"]]))
+        self.phase = view.phase
+        self.n = reader.n
+        self.round = view.index("round")
         self.spec = deck.rules.rounds[self.round]
         self.sets, self.runs = self.spec.contract
         self.all_cards = self.spec.down_means_out
-        self.gone_down = [x > 0.5 for x in obs[off["gone_down"]].tolist()]
+        self.gone_down = view.flags("gone_down")
         self.down = self.gone_down[0]
-        self.hand_sizes = [round(x * reader.hand_scale) for x in obs[off["hand_sizes"]].tolist()]
-        self.turns = round(float(obs[off["turns"]][0]) * reader.turn_scale)
-        self.stock_size = round(float(obs[off["stock_size"]][0]) * reader.card_scale)
-        self.pile_size = int(obs[off["discard_pile"]].sum())
-        top = obs[off["discard_order" if reader.deep else "discard_top"]][:reader.faces]
-        self.top = int(np.argmax(top)) if top.any() else -1
-        self.table = reader.table(deck, obs)
+        self.hand_sizes = view.hand_sizes
+        self.turns = view.turns
+        self.stock_size = view.stock_size
+        self.pile_size = int(view.part("discard_pile").sum())
+        self.top = view.face("discard_order" if reader.deep else "discard_top")
+        self.table = reader.table(deck, view)
         self._live: list[int] | None = None
         self._elsewhere: list[int] | None = None
         self.availability: list[int] | None = None
 
     def pile_faces(self, depth: int) -> list[int]:
         """The top ``depth`` cards of the discard pile, as faces."""
-        F = self.reader.faces
-        rows = self.observation[self.reader.offsets["discard_order"]][:depth * F].reshape(depth, F)
-        return [int(f) for f in np.argmax(rows, axis=1)]
+        return self.view.discard_order(depth)
 
     @property
     def scores(self) -> list[int]:
         """Every seat's total before this deal, this seat first."""
-        return [round(x * 100) for x in self.observation[self.reader.offsets["scores"]].tolist()]
+        return self.view.scores
 
     def buy_offer(self) -> int:
-        return int(np.argmax(self.observation[self.reader.offsets["buy_offer"]]))
+        return self.view.face("buy_offer")
 
     def buys(self) -> int:
         """Cards this seat has bought this round."""
-        return round(float(self.observation[self.reader.offsets["buys"]][0]) * 10)
+        return self.view.buys[0]
 
     @property
     def live(self) -> list[int]:
@@ -615,22 +593,22 @@ class _Situation:
         table, not known to be held by another player, and not in the discard pile unless
         the stock is so small that the pile will soon be shuffled into it."""
         if self._live is None:
-            obs, off = self.observation, self.reader.offsets
-            seen = obs[off["table"]] + obs[off["known_held"]].reshape(self.n - 1, -1).sum(axis=0)
+            view = self.view
+            seen = view.part("table") + view.part("known_held").reshape(self.n - 1, -1).sum(axis=0)
             if self.stock_size > 3 * self.n:
-                seen = seen + obs[off["discard_pile"]]
+                seen = seen + view.part("discard_pile")
             self._live = [max(0, c - h - int(k)) for c, h, k in zip(self.deck.copies, self.hand, seen.tolist())]
         return self._live
 
     @property
     def pile_counts(self) -> list[int]:
         """Per face, the cards of it in the discard pile."""
-        return [int(c) for c in self.observation[self.reader.offsets["discard_pile"]].tolist()]
+        return self.view.counts("discard_pile")
 
     @property
     def known_counts(self) -> list[int]:
         """Per face, the cards of it that other players are known to hold."""
-        known = self.observation[self.reader.offsets["known_held"]].reshape(self.n - 1, -1).sum(axis=0)
+        known = self.view.part("known_held").reshape(self.n - 1, -1).sum(axis=0)
         return [int(c) for c in known.tolist()]
 
     @property
@@ -638,21 +616,19 @@ class _Situation:
         """Per face, the copies that may be in other players' hands (not in this hand,
         on the table or in the discard pile)."""
         if self._elsewhere is None:
-            obs, off = self.observation, self.reader.offsets
-            seen = (obs[off["table"]] + obs[off["discard_pile"]]).tolist()
+            seen = (self.view.part("table") + self.view.part("discard_pile")).tolist()
             self._elsewhere = [max(0, c - h - int(k)) for c, h, k in zip(self.deck.copies, self.hand, seen)]
         return self._elsewhere
 
     @property
     def table_counts(self) -> list[int]:
         """Per face, the cards of it in the melds on the table."""
-        return [int(c) for c in self.observation[self.reader.offsets["table"]].tolist()]
+        return self.view.counts("table")
 
     def known_of(self, seat: int) -> list[int]:
         """Faces the (relative) seat is publicly known to hold (taken from the discard pile
         or bought)."""
-        block = self.observation[self.reader.offsets["known_held"]].reshape(self.n - 1, -1)[seat - 1]
-        return [int(c) for c in block.tolist()]
+        return self.view.known_of(seat)
 
 
 class _ContractAgent(Agent):
@@ -666,7 +642,7 @@ class _ContractAgent(Agent):
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
         self.deck, self.planner, self.solver = _tools(seat.rules)
-        self.reader = _Reader(seat, self.deck)
+        self.reader = _Reader(seat)
         self.layout = seat.layout
         self.melds_after_down = seat.rules.contract_play.melds_after_down
 
@@ -1110,7 +1086,7 @@ class ExpertContract(_ContractAgent):
         (after this draw) stock and pile are empty, so the next stock draw ends a dead round."""
         if s.phase != "draw" and s.stock_size + s.pile_size == 0:
             return True
-        return s.turns + s.n >= self.reader.turn_scale
+        return s.turns + s.n >= self.reader.decoder.turn_scale
 
     def lowers_hand(self, s: _Situation, face: int) -> bool:
         """Whether taking ``face`` and discarding the hand's highest natural scores less."""

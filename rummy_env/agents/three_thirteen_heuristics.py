@@ -73,7 +73,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-import numpy as np
 
 from ..meld_solver import MeldSolver
 from .base import Agent, Decision, SeatInfo
@@ -208,33 +207,22 @@ class _ThreeThirteenBase(Agent):
         self._R = cs.num_ranks
         self._S = cs.num_suits
         self._decks = seat.rules.deck.num_decks
-        off = seat.observation_offsets
-        self._off = off
-        self._counts_stop = max(off[k].stop for k in ("hand", "discard_top", "discard_pile", "known_held", "table"))
         self._hands: HandPenalties | None = None
         self._round_key: int = -1
 
     def _read(self, obs) -> _Seen:
-        off, N = self._off, self._N
-        ints = obs[: self._counts_stop].astype(np.int64).tolist()  # every count part
-        hand = ints[off["hand"]]
-        top = self._one_hot(ints[off["discard_top"]])
-        pile = ints[off["discard_pile"]]
-        known_flat = ints[off["known_held"]]
+        view, N = self.seat_info.observation.decode(obs), self._N
+        hand, pile, known_flat, table = view.counts_of("hand", "discard_pile", "known_held", "table")
+        top = view.face("discard_top")
         known = [known_flat[k:k + N] for k in range(0, len(known_flat), N)]
-        table = ints[off["table"]]
-        went_out = bool(obs[off["gone_out"]].any())
-        wild_rank = int(obs[off["wild_rank"]].argmax())
-        round_index = int(obs[off["round"]].argmax())
-        turns = round(float(obs[off["turns"]][0]) * self.seat_info.rules.max_turns_per_round)
+        went_out = any(view.flags("gone_out"))
+        wild_rank = view.index("wild_rank")
+        round_index = view.index("round")
+        turns = view.turns
         if self._hands is None or round_index != self._round_key:
             self._round_key = round_index
             self._hands = HandPenalties(self._solver, self.seat_info.rules.rank_penalties, wild_rank)
         return _Seen(hand, top, pile, known, table, went_out, turns)
-
-    @staticmethod
-    def _one_hot(part: list[int]) -> int:
-        return part.index(1) if 1 in part else -1
 
     @staticmethod
     def _faces(legal, start: int, N: int) -> list[int]:
