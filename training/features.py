@@ -51,7 +51,7 @@ import numpy as np
 
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
-from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, _bits, _Report, _Situation
+from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, PlanReport, Situation, set_bits
 from rummy_env.rules import GameRules
 
 
@@ -174,7 +174,7 @@ class ContractPlan(Features):
         self.plan(out, observation, mask)
         return out
 
-    def plan(self, out: np.ndarray, observation: np.ndarray, mask: np.ndarray) -> tuple[_Situation, _Report]:
+    def plan(self, out: np.ndarray, observation: np.ndarray, mask: np.ndarray) -> tuple[Situation, PlanReport]:
         """Writes the ``contract_plan`` numbers into the start of ``out``; returns the
         decision as the reader sees it and the planner's report on the hand."""
         for kind, start, stop in self.runs:
@@ -187,7 +187,7 @@ class ContractPlan(Features):
         at = self.kinds
         deficiency = min(report.deficiency, 10)  # the planner says 99 when no structure is left
         out[at] = deficiency / 10
-        outs = list(_bits(report.outs))
+        outs = list(set_bits(report.outs))
         out[at + 1] = len(outs) / 20
         out[at + 2] = sum(live[f] for f in outs) / 20
         out[at + 3] = agent.penalty([f for f in range(F) for _ in range(s.hand[f])]) / 100
@@ -205,9 +205,9 @@ class ContractPlan(Features):
             if s.hand[f]:
                 loss = min(report.without(f, deck.wild)[0], 10) - deficiency
                 out[at + f] = max(0, min(3, loss)) / 3
-        for f in _bits(report.core):
+        for f in set_bits(report.core):
             out[at + F + f] = 1.0
-        for f in _bits(report.near):
+        for f in set_bits(report.near):
             out[at + 2 * F + f] = 1.0
         if s.table:
             for f in range(F):

@@ -1,6 +1,10 @@
-"""Contract Rummy's and Toonerville Rook's baseline agents: ``greedy`` (``GreedyContract``)
-and ``expert`` (``ExpertContract``), one pair for both games (the rules object says which:
-deep draws, buying, melds after going down, deal 7's every-card going down).
+"""The contract games' baseline agents: ``greedy`` (``GreedyContract``) and ``expert``
+(``ExpertContract``), one pair for every game with contracts (the rules object says which
+rules apply: deep draws, buying, melds after going down, a going down with every card).
+
+Besides the agents, ``Situation`` (one decision read from the observation), ``PlanReport``
+(what the planner knows of a hand and its contract) and ``set_bits`` are public: the
+trainer's ``contract_plan`` / ``contract_expert`` feature sets are built from them.
 
 Both see only their seat's observation, mask and ``describe(agent)`` view. The mask is
 exact, so they choose among legal actions only. Their view of a hand comes from
@@ -93,7 +97,7 @@ def _first_cost(options: list) -> int:
     return options[0][0]
 
 
-def _bits(mask: int):
+def set_bits(mask: int):
     """The set bits of ``mask`` as indices, low to high."""
     while mask:
         low = mask & -mask
@@ -130,7 +134,7 @@ class _Deck:
                                for s in range(self.suits)]
 
 
-class _Report:
+class PlanReport:
     """What the planner knows of one hand and contract: the least number of cards still
     missing (after wilds), and per card given up, how many then, and which faces would
     then fill a gap.
@@ -191,7 +195,7 @@ class _Planner:
         self._groups_memo: dict = {}
         self._rank_memo: dict = {}
 
-    def report(self, counts: tuple[int, ...], wilds: int, sets: int, runs: int, all_cards: bool) -> _Report:
+    def report(self, counts: tuple[int, ...], wilds: int, sets: int, runs: int, all_cards: bool) -> PlanReport:
         key = (counts, wilds, sets, runs, all_cards)
         hit = self._memo.get(key)
         if hit is None:
@@ -201,7 +205,7 @@ class _Planner:
                 structures = self._all_card_runs(counts, wilds, runs)
             else:
                 structures = self._structures(counts, sets, runs)
-            hit = self._memo[key] = _Report(structures, wilds)
+            hit = self._memo[key] = PlanReport(structures, wilds)
         return hit
 
     # ------------------------------------------------------------------ runs
@@ -356,9 +360,9 @@ class _Planner:
                         best[0] = cost
                     found.append((cost, critical, outs, used))
                     return
-                touched = {f % R for f in _bits(held)}
+                touched = {f % R for f in set_bits(held)}
                 rest = list(counts)
-                for f in _bits(held):
+                for f in set_bits(held):
                     rest[f] -= 1
                 ranks = [o for r, o in full_ranks if r not in touched]
                 ranks += [o for _, o in self._ranks_of(rest, sets, touched)]
@@ -534,7 +538,7 @@ class _Reader:
         return hit
 
 
-class _Situation:
+class Situation:
     """One decision, read once from the observation: the legal actions by kind, the hand,
     the round and its contract, the table, the discard pile's top cards, and (on demand)
     how many cards of each face may still come. Seats are relative: 0 is this seat, 1 the
@@ -646,9 +650,9 @@ class _ContractAgent(Agent):
         self.layout = seat.layout
         self.melds_after_down = seat.rules.contract_play.melds_after_down
 
-    def situation(self, decision: Decision) -> _Situation:
+    def situation(self, decision: Decision) -> Situation:
         """The decision as this agent reads it (the training features read it too)."""
-        return _Situation(self, decision)
+        return Situation(self, decision)
 
     def act(self, decision: Decision) -> int:
         s = self.situation(decision)
@@ -660,12 +664,12 @@ class _ContractAgent(Agent):
         return self.play(s)
 
     # ------------------------------------------------------------------ facts
-    def report(self, s: _Situation, extra: Sequence[int] = ()) -> _Report:
+    def report(self, s: Situation, extra: Sequence[int] = ()) -> PlanReport:
         """The planner's report on the hand (plus the ``extra`` faces)."""
         counts, wilds = self.with_cards(s, extra)
         return self.planner.report(counts, wilds, s.sets, s.runs, s.all_cards)
 
-    def with_cards(self, s: _Situation, extra: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    def with_cards(self, s: Situation, extra: Sequence[int]) -> tuple[tuple[int, ...], int]:
         counts, wilds = list(s.naturals), s.wilds
         for f in extra:
             if f == self.deck.wild:
@@ -674,7 +678,7 @@ class _ContractAgent(Agent):
                 counts[f] += 1
         return tuple(counts), wilds
 
-    def can_go_down_with(self, s: _Situation, extra: Sequence[int]) -> bool:
+    def can_go_down_with(self, s: Situation, extra: Sequence[int]) -> bool:
         """Exactly: whether the hand and the ``extra`` faces make the contract (deal 7:
         with every card)."""
         counts, wilds = self.with_cards(s, extra)
@@ -682,7 +686,7 @@ class _ContractAgent(Agent):
             return self.solver.can_partition(list(counts), wilds, s.sets, s.runs)
         return self.solver.can_make_contract(list(counts), wilds, s.sets, s.runs)
 
-    def forms_meld(self, s: _Situation, face: int, any_kind: bool = False) -> bool:
+    def forms_meld(self, s: Situation, face: int, any_kind: bool = False) -> bool:
         """Whether ``face`` makes a complete meld with the hand's naturals (a set or run of
         the contract's kinds, or of any kind with ``any_kind``)."""
         d = self.deck
@@ -707,10 +711,10 @@ class _ContractAgent(Agent):
                         return True
         return False
 
-    def fits_table(self, s: _Situation, face: int) -> bool:
+    def fits_table(self, s: Situation, face: int) -> bool:
         return any(m.fits(self.deck, face) for m in s.table)
 
-    def all_lay_off(self, s: _Situation, faces: Sequence[int]) -> bool:
+    def all_lay_off(self, s: Situation, faces: Sequence[int]) -> bool:
         """Whether every one of ``faces`` could be laid off on the table, one after the
         other (a run grows as its neighbours go on)."""
         todo = list(faces)
@@ -727,7 +731,7 @@ class _ContractAgent(Agent):
                         break
         return not todo
 
-    def meld_cards(self, s: _Situation, action: int) -> list[int]:
+    def meld_cards(self, s: Situation, action: int) -> list[int]:
         """The faces a meld action takes from the hand."""
         arg = self.layout.args[action]
         if isinstance(arg, SetAction):
@@ -743,7 +747,7 @@ class _ContractAgent(Agent):
         return sum(self.deck.values[f] for f in faces)
 
     # ------------------------------------------------------------------ the turn
-    def play(self, s: _Situation) -> int:
+    def play(self, s: Situation) -> int:
         """After the draw: swaps, the going down (or, once down, further melds), lay-offs,
         then the discard."""
         k = s.by_kind
@@ -762,19 +766,19 @@ class _ContractAgent(Agent):
             return self.layout.discard(self.discard(s, [self.layout.args[a] for a in k[ActionKind.DISCARD]]))
         return s.legal[0]
 
-    def wants_swap(self, s: _Situation) -> bool:
+    def wants_swap(self, s: Situation) -> bool:
         """A swap puts a natural on the table and the wild must be played this turn (the
         mask offers it only then): one card fewer in hand."""
         return True
 
-    def wants_to_go_down(self, s: _Situation, melds: list[int]) -> bool:
+    def wants_to_go_down(self, s: Situation, melds: list[int]) -> bool:
         return True
 
-    def going_down_meld(self, s: _Situation, melds: list[int]) -> int:
+    def going_down_meld(self, s: Situation, melds: list[int]) -> int:
         """The meld that takes the most cards from the hand, then the most penalty."""
         return max(melds, key=lambda a: (len(self.meld_cards(s, a)), self.penalty(self.meld_cards(s, a)), -a))
 
-    def lay_off(self, s: _Situation, actions: list[int]) -> int:
+    def lay_off(self, s: Situation, actions: list[int]) -> int:
         """Naturals before wilds (a wild laid off first could close a run's end that a
         natural of the hand needs), the highest penalty first; a wild goes on a set where
         it can (there nobody can swap it back out)."""
@@ -787,16 +791,16 @@ class _ContractAgent(Agent):
         return min(actions, key=key)
 
     # ------------------------------------------------------------------ policy hooks
-    def remember(self, s: _Situation) -> None:
+    def remember(self, s: Situation) -> None:
         """Keep what this decision shows for later ones (nothing, by default)."""
 
-    def draw(self, s: _Situation) -> int:
+    def draw(self, s: Situation) -> int:
         raise NotImplementedError
 
-    def buy_answer(self, s: _Situation) -> int:
+    def buy_answer(self, s: Situation) -> int:
         raise NotImplementedError
 
-    def discard(self, s: _Situation, faces: list[int]) -> int:
+    def discard(self, s: Situation, faces: list[int]) -> int:
         raise NotImplementedError
 
 
@@ -832,7 +836,7 @@ class GreedyContract(_ContractAgent):
 
     name = "greedy"
 
-    def draw(self, s: _Situation) -> int:
+    def draw(self, s: Situation) -> int:
         k, args = s.by_kind, self.layout.args
         top_ok = ActionKind.DRAW_DISCARD in k
         deep = sorted(k.get(ActionKind.DEEP_DRAW, []))
@@ -852,7 +856,7 @@ class GreedyContract(_ContractAgent):
             return self.layout.DRAW_DISCARD
         return self.layout.DRAW_STOCK
 
-    def buy_answer(self, s: _Situation) -> int:
+    def buy_answer(self, s: Situation) -> int:
         card = s.buy_offer()
         cheap = (s.buys() < 2 and s.size <= s.spec.hand_size + 2
                  and s.turns <= 3 * s.n)
@@ -860,7 +864,7 @@ class GreedyContract(_ContractAgent):
             return self.layout.buy
         return self.layout.buy + 1
 
-    def discard(self, s: _Situation, faces: list[int]) -> int:
+    def discard(self, s: Situation, faces: list[int]) -> int:
         d = self.deck
         if not s.down:
             rep = self.report(s)
@@ -877,7 +881,7 @@ class GreedyContract(_ContractAgent):
                 return (f == d.wild, hope, -d.values[f], f)
         return min(faces, key=key)
 
-    def has_partner(self, s: _Situation, face: int) -> bool:
+    def has_partner(self, s: Situation, face: int) -> bool:
         """Whether another card of the hand could share a meld with ``face``."""
         d = self.deck
         if face == d.wild:
@@ -936,7 +940,7 @@ class ExpertContract(_ContractAgent):
         self._round = -1
         self._piled: list[int] = []
 
-    def remember(self, s: _Situation) -> None:
+    def remember(self, s: Situation) -> None:
         """Track, per face, the most copies seen at once in the discard pile this round:
         those that left it unseen went back into the stock with a reshuffle (or to a
         hand, drawn from it)."""
@@ -947,12 +951,12 @@ class ExpertContract(_ContractAgent):
             self._piled = [max(a, b) for a, b in zip(self._piled, pile)]
         s.availability = self.availability(s, self._piled)
 
-    def read_afresh(self, s: _Situation) -> None:
+    def read_afresh(self, s: Situation) -> None:
         """What ``remember`` does, without the memory of earlier decisions: the pile as it is
         now stands for the most copies seen in it (how the training features read ``expert``)."""
         s.availability = self.availability(s, s.pile_counts)
 
-    def availability(self, s: _Situation, piled: Sequence[int]) -> list[float]:
+    def availability(self, s: Situation, piled: Sequence[int]) -> list[float]:
         """Per face, the expected copies that can still reach this hand: those shuffled
         back into the stock, those in the discard pile (which comes back when the stock
         runs out), and the never-seen ones, which are in the stock or in other hands (and
@@ -975,16 +979,16 @@ class ExpertContract(_ContractAgent):
                 for g, h, p in zip(recycled, hidden, pile)]
 
     # ------------------------------------------------------------------ estimates
-    def outlook(self, lack: int, outs: int, s: _Situation) -> float:
+    def outlook(self, lack: int, outs: int, s: Situation) -> float:
         """Cost of a hand ``lack`` cards short of the contract whose gaps the faces
         ``outs`` fill: the missing cards, and fewer outs within reach costing more."""
         if lack <= 0:
             return 0.0
         avail = s.availability
-        hits = sum(avail[f] for f in _bits(outs))
+        hits = sum(avail[f] for f in set_bits(outs))
         return lack * self.MISSING + self.FEW_OUTS * max(0.0, 1.0 - hits / self.PLENTY)
 
-    def urgency(self, s: _Situation) -> float:
+    def urgency(self, s: Situation) -> float:
         """How soon the round may end: higher once an opponent is down, the more so the
         fewer cards it holds."""
         u = min(2.0, 0.5 + s.turns / (10.0 * s.n))
@@ -993,7 +997,7 @@ class ExpertContract(_ContractAgent):
                 u = max(u, 1.0 + 2.0 / max(1, s.hand_sizes[seat]))
         return u
 
-    def danger(self, s: _Situation, face: int) -> float:
+    def danger(self, s: Situation, face: int) -> float:
         """How much discarding ``face`` helps the next player: it fits the table and that
         player is down, or it joins cards that player is known to hold."""
         d = self.deck
@@ -1014,7 +1018,7 @@ class ExpertContract(_ContractAgent):
             risk += 0.7
         return risk + self.SAFETY * self.usefulness(s, face)
 
-    def usefulness(self, s: _Situation, face: int) -> float:
+    def usefulness(self, s: Situation, face: int) -> float:
         """How likely another hand can use ``face``: for sets, other cards of its rank that
         are unseen (two make a set with it); for runs, pairs of unseen neighbours."""
         d = self.deck
@@ -1031,7 +1035,7 @@ class ExpertContract(_ContractAgent):
             score += ((near[0] and near[1]) + (near[1] and near[3]) + (near[3] and near[4])) / 3
         return score
 
-    def cost_of_discard(self, s: _Situation, rep: _Report, face: int, urgency: float) -> float:
+    def cost_of_discard(self, s: Situation, rep: PlanReport, face: int, urgency: float) -> float:
         lack, outs = rep.without(face, self.deck.wild)
         cost = self.outlook(lack, outs, s)
         if face == self.deck.wild or rep.core & (1 << face):
@@ -1041,7 +1045,7 @@ class ExpertContract(_ContractAgent):
         cost -= self.PEN * urgency * self.deck.values[face]
         return cost + self.DANGER * self.danger(s, face)
 
-    def leftover(self, s: _Situation, extra: Sequence[int]) -> int:
+    def leftover(self, s: Situation, extra: Sequence[int]) -> int:
         """Penalty left in hand after going down with the hand and ``extra`` (the best of
         the planner's structures placed, and whatever then fits the table laid off)."""
         rep = self.report(s, extra)
@@ -1050,12 +1054,12 @@ class ExpertContract(_ContractAgent):
         total = sum(d.values[f] * c for f, c in enumerate(counts)) + wilds * (d.values[d.wild] if d.wild >= 0 else 0)
         best_used = 0
         for _, _, _, used in rep.best():
-            best_used = max(best_used, sum(d.values[f] for f in _bits(used)))
+            best_used = max(best_used, sum(d.values[f] for f in set_bits(used)))
         rest = total - best_used - wilds * (d.values[d.wild] if d.wild >= 0 else 0)
         return rest
 
     # ------------------------------------------------------------------ decisions
-    def draw(self, s: _Situation) -> int:
+    def draw(self, s: Situation) -> int:
         choice = self.draw_for_the_hand(s)
         top_ok = ActionKind.DRAW_DISCARD in s.by_kind
         if s.stock_size == 0 and s.pile_size <= 1:
@@ -1068,12 +1072,12 @@ class ExpertContract(_ContractAgent):
             return self.layout.DRAW_DISCARD  # a known card below the worst one in hand beats a gamble
         return choice
 
-    def plays_for_points(self, s: _Situation) -> bool:
+    def plays_for_points(self, s: Situation) -> bool:
         """Whether the hand should now only keep its points low: on its last turn of the
         round, or when protecting a lead in the last deal."""
         return self.last_turn(s) or self.protects_lead(s)
 
-    def protects_lead(self, s: _Situation) -> bool:
+    def protects_lead(self, s: Situation) -> bool:
         """In the last deal, with a lead of ``PROTECT_LEAD`` or more over every other total:
         whoever goes out gains this hand's points on this seat, so a low hand keeps the
         win even when another player goes out (and going out still comes when offered)."""
@@ -1081,14 +1085,14 @@ class ExpertContract(_ContractAgent):
             return False
         return min(s.scores[1:]) - s.scores[0] >= self.PROTECT_LEAD
 
-    def last_turn(self, s: _Situation) -> bool:
+    def last_turn(self, s: Situation) -> bool:
         """Whether the round ends before this seat's next turn: the turn cap comes first, or
         (after this draw) stock and pile are empty, so the next stock draw ends a dead round."""
         if s.phase != "draw" and s.stock_size + s.pile_size == 0:
             return True
         return s.turns + s.n >= self.reader.decoder.turn_scale
 
-    def lowers_hand(self, s: _Situation, face: int) -> bool:
+    def lowers_hand(self, s: Situation, face: int) -> bool:
         """Whether taking ``face`` and discarding the hand's highest natural scores less."""
         d = self.deck
         if face < 0 or face == d.wild:
@@ -1096,14 +1100,14 @@ class ExpertContract(_ContractAgent):
         highest = max((d.values[f] for f in range(d.naturals) if s.hand[f]), default=0)
         return d.values[face] < highest
 
-    def wants_round_over(self, s: _Situation) -> bool:
+    def wants_round_over(self, s: Situation) -> bool:
         """Whether the hands as they stand score this seat well below the others (their
         unknown cards counted at the deck's mean penalty)."""
         mine = self.penalty([f for f, c in enumerate(s.hand) for _ in range(c)])
         others = sum(s.hand_sizes[1:]) * self.deck.mean_value / (s.n - 1)
         return mine + self.END_MARGIN < others
 
-    def draw_for_the_hand(self, s: _Situation) -> int:
+    def draw_for_the_hand(self, s: Situation) -> int:
         k, args = s.by_kind, self.layout.args
         top_ok = ActionKind.DRAW_DISCARD in k
         deep = sorted(k.get(ActionKind.DEEP_DRAW, []))
@@ -1131,7 +1135,7 @@ class ExpertContract(_ContractAgent):
             return self.layout.DRAW_DISCARD
         return self.layout.DRAW_STOCK
 
-    def trades_down(self, s: _Situation) -> bool:
+    def trades_down(self, s: Situation) -> bool:
         """Once down, when the stock is unlikely to bring a card that fits the table: take
         a top discard that can never be played either but scores less than the worst
         such card in hand (discarded next), so the hand scores less if the round ends."""
@@ -1146,7 +1150,7 @@ class ExpertContract(_ContractAgent):
         fitting = sum(live[f] for f in range(len(live)) if live[f] and self.fits_table(s, f))
         return fitting / unseen < self.TRADE_CHANCE
 
-    def takes_top(self, s: _Situation) -> bool:
+    def takes_top(self, s: Situation) -> bool:
         """Take the top discard when, with the best discard after it, the hand is a card
         nearer the contract, or clearly quicker to complete."""
         top, wild = s.top, self.deck.wild
@@ -1166,7 +1170,7 @@ class ExpertContract(_ContractAgent):
         lack, cost = best
         return lack < now.deficiency or cost + self.TAKE_MARGIN < now_cost
 
-    def buy_answer(self, s: _Situation) -> int:
+    def buy_answer(self, s: Situation) -> int:
         card = s.buy_offer()
         if not s.down:
             now = self.report(s)
@@ -1178,10 +1182,10 @@ class ExpertContract(_ContractAgent):
                     return self.layout.buy
         return self.layout.buy + 1
 
-    def discard(self, s: _Situation, faces: list[int]) -> int:
+    def discard(self, s: Situation, faces: list[int]) -> int:
         return self.discard_order(s, faces)[0]
 
-    def discard_order(self, s: _Situation, faces: list[int]) -> list[int]:
+    def discard_order(self, s: Situation, faces: list[int]) -> list[int]:
         """The faces it may discard, the one it discards first (the training features
         read the whole order)."""
         d = self.deck
@@ -1194,7 +1198,7 @@ class ExpertContract(_ContractAgent):
             return sorted(faces, key=lambda f: (self.cost_of_discard(s, rep, f, urgency), f))
         return sorted(faces, key=lambda f: (self.hope(s, f), self.danger(s, f) > 0, f == d.wild, -d.values[f], f))
 
-    def hope(self, s: _Situation, face: int) -> int:
+    def hope(self, s: Situation, face: int) -> int:
         """Once down: 2 if the card is one card away from fitting a run on the table (or
         has a partner in hand where new melds are allowed), 1 if further but still
         reachable, 0 if it can never be played."""
