@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rummy_env.agents import Decision, SeatInfo, make_agent
+from rummy_env.agents import Episode, SeatInfo, make_agent
 
 from .checkpoint import build_network
 from .config import TrainConfig, config_from_dict
@@ -58,6 +58,7 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
     cfg = config_from_dict(config)
     rng = np.random.default_rng([cfg.seed, 10_000 + stream])
     env = cfg.make_env()
+    episode = Episode(env)
     names = env.possible_agents
     imitated = [make_agent(cfg.imitation_agent) for _ in names]
     opponents = [make_agent(cfg.imitation_opponent) for _ in names] if cfg.imitation_opponent else imitated
@@ -71,35 +72,33 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
     returns: list[float] = []
     games = 0
     while len(actions) < decisions:
-        env.reset(seed=int(rng.integers(2**31 - 1)))
+        episode.reset(int(rng.integers(2**31 - 1)))
         recorded = {games % len(names)} if cfg.imitation_opponent else set(range(len(names)))
         games += 1
         agents = [imitated[seat] if seat in recorded else opponents[seat] for seat in range(len(names))]
         for seat, agent in enumerate(agents):
-            agent.start_game(SeatInfo.of(env, names[seat]), int(rng.integers(2**31 - 1)))
+            agent.start_game(episode.seat_infos[seat], int(rng.integers(2**31 - 1)))
         first = len(actions)
         last_of_seat = [-1] * len(names)
-        while not env.terminations[env.agent_selection]:
-            name = env.agent_selection
-            seat = env._seat[name]
-            obs = env.observe(name)
-            label = action = agents[seat].act(Decision(obs["observation"], obs["action_mask"],
-                                                       lambda name=name: env.describe(name)))
+        while not episode.over:
+            seat = episode.seat
+            decision = episode.decision()
+            label = action = agents[seat].act(decision)
             if seat in recorded:
                 last_of_seat[seat] = len(actions)
-                observation = features(obs["observation"], obs["action_mask"])
+                observation = features(decision.observation, decision.action_mask)
                 if network is not None:
-                    action = network.most_probable(observation, obs["action_mask"])
+                    action = network.most_probable(observation, decision.action_mask)
                 observations.append(observation)
-                masks.append(obs["action_mask"])
+                masks.append(decision.action_mask)
                 actions.append(label)
                 played.append(action)
                 rewards.append(0.0)
                 seats.append(seat)
-            env.step(action)
+            step_rewards = episode.step(action)
             for other, index in enumerate(last_of_seat):  # a round may end on anyone's step
                 if index >= 0:
-                    rewards[index] += env.rewards[names[other]]
+                    rewards[index] += step_rewards[other]
         following = [0.0] * len(names)
         game_returns = [0.0] * (len(actions) - first)
         for k in range(len(actions) - 1, first - 1, -1):

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from rummy_env.agents import Agent, Decision, SeatInfo, make_agent
+from rummy_env.agents import Agent, Episode, make_agent
+from rummy_env.env import RummyEnv
 
 from .config import TrainConfig
 from .features import FEATURES
@@ -86,8 +87,9 @@ class Batch:
 class _Table:
     """One game in the vector, with who plays each seat and the trained seats' open segments."""
 
-    def __init__(self, env: Any) -> None:
+    def __init__(self, env: RummyEnv) -> None:
         self.env = env
+        self.episode = Episode(env)
         self.names = env.possible_agents
         self.controllers: list[Any] = []
         self.own_seat = 0
@@ -109,8 +111,7 @@ class Collector:
         self.kinds = [k for k, w in weights.items() if w > 0]
         total = sum(weights[k] for k in self.kinds)
         self.kind_probs = [weights[k] / total for k in self.kinds]
-        first = self.tables[0].env
-        self.features = FEATURES[config.features](SeatInfo.of(first, first.possible_agents[0]))
+        self.features = FEATURES[config.features](self.tables[0].episode.seat_infos[0])
         self.ready: list[tuple[list[_Step], np.ndarray]] = []
         self.games: list[dict[str, float]] = []
         for table in self.tables:
@@ -128,7 +129,7 @@ class Collector:
     # ------------------------------------------------------------------ games
     def _new_game(self, table: _Table) -> None:
         env, n = table.env, len(table.names)
-        env.reset(seed=int(self.rng.integers(2**31 - 1)))
+        table.episode.reset(int(self.rng.integers(2**31 - 1)))
         table.own_seat = int(self.rng.integers(n))
         table.controllers = []
         for seat in range(n):
@@ -141,7 +142,7 @@ class Collector:
                 agent = table.baselines.get((seat, kind))
                 if agent is None:
                     agent = table.baselines[(seat, kind)] = make_agent(kind)
-                agent.start_game(SeatInfo.of(env, table.names[seat]), int(self.rng.integers(2**31 - 1)))
+                agent.start_game(table.episode.seat_infos[seat], int(self.rng.integers(2**31 - 1)))
                 kind = agent
             table.controllers.append(kind)
         table.segments = [[] for _ in range(n)]
@@ -189,24 +190,19 @@ class Collector:
             trained: list[tuple[_Table, int, dict]] = []
             by_snapshot: dict[int, list[tuple[_Table, int, dict]]] = {}
             for i, table in enumerate(self.tables):
-                env = table.env
-                name = env.agent_selection
-                seat = env._seat[name]
-                obs = env.observe(name)
-                controller = table.controllers[seat]
+                episode = table.episode
+                controller = table.controllers[episode.seat]
                 if controller == LEARNER:
-                    trained.append((table, i, obs))
+                    trained.append((table, i, episode.observe()))
                 elif isinstance(controller, int):
-                    by_snapshot.setdefault(controller, []).append((table, i, obs))
+                    by_snapshot.setdefault(controller, []).append((table, i, episode.observe()))
                 else:
-                    chosen[i] = controller.act(Decision(obs["observation"], obs["action_mask"],
-                                                        lambda env=env, name=name: env.describe(name)))
+                    chosen[i] = controller.act(episode.decision())
             if trained:
                 inputs, actions, log_probs, values = self._act(self.network, trained)
                 for (table, i, obs), given, action, log_prob, value in zip(trained, inputs, actions, log_probs, values):
                     chosen[i] = action
-                    seat = table.env._seat[table.env.agent_selection]
-                    table.segments[seat].append(_Step(given, obs["action_mask"], action, float(log_prob), float(value)))
+                    table.segments[table.episode.seat].append(_Step(given, obs["action_mask"], action, float(log_prob), float(value)))
             for snapshot, rows in by_snapshot.items():
                 _, actions, _, _ = self._act(self.pool[snapshot], rows)
                 for (_, i, _), action in zip(rows, actions):
@@ -217,13 +213,11 @@ class Collector:
         return self._batch(steps)
 
     def _step(self, table: _Table, action: int) -> None:
-        env = table.env
-        env.step(action)
-        rewards = env.rewards
+        rewards = table.episode.step(action)
         for seat, segment in enumerate(table.segments):
             if segment:
-                segment[-1].reward += rewards[table.names[seat]]
-        if env.terminations[env.agent_selection]:
+                segment[-1].reward += rewards[seat]
+        if table.episode.over:
             self._end_game(table)
 
     def _batch(self, env_steps: int) -> Batch:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
-from .base import Agent, Decision, GameResult, RandomAgent, SeatInfo, play_game
+from .base import Agent, Decision, Episode, GameResult, RandomAgent, SeatInfo, play_game
 
 # Where each named baseline lives, as ``module:Class``: imported on demand.
 _BASELINES: dict[str, str] = {
@@ -94,5 +94,5 @@ def _instantiate(spec: str, cls: type[Agent]) -> Agent:
                          f"({err})") from None
 
 
-__all__ = ["AGENT_KINDS_GROUP", "AGENT_NAMES", "Agent", "Decision", "GameResult", "RandomAgent", "SeatInfo", "is_checkpoint_spec",
+__all__ = ["AGENT_KINDS_GROUP", "AGENT_NAMES", "Agent", "Decision", "Episode", "GameResult", "RandomAgent", "SeatInfo", "is_checkpoint_spec",
            "make_agent", "play_game"]

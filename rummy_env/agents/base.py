@@ -5,7 +5,10 @@ same seat's ``describe(agent)`` view (its own hand only). It never holds the env
 so it cannot read hidden information (other hands, the stock order).
 
 A game is played by ``play_game``: ``start_game`` once per seat, then ``act`` at every
-decision of that seat (buy questions included, which come out of turn).
+decision of that seat (buy questions included, which come out of turn). ``Episode`` is the
+one loop under it, and under the trainer's rollouts and imitation games too: the seat to act,
+its decision, the action back, and each seat's rewards of every step (a round that ends on
+one seat's step pays every seat).
 """
 
 from __future__ import annotations
@@ -110,6 +113,49 @@ class GameResult:
     """Decisions each seat made."""
 
 
+class Episode:
+    """One game at a time on one env, decision by decision: ``seat`` is to act, ``observe``
+    or ``decision`` is what it sees, ``step`` takes its action and returns every seat's
+    reward of that step, until ``over``."""
+
+    def __init__(self, env: RummyEnv) -> None:
+        self.outer = env  # reset through any wrappers, so that they know of it
+        self.env = raw = env.unwrapped
+        self.names = raw.possible_agents
+        self.seat_infos = [SeatInfo.of(raw, name) for name in self.names]
+
+    def reset(self, seed: int | None, options: dict[str, Any] | None = None) -> None:
+        self.outer.reset(seed=seed, options=options)
+
+    @property
+    def over(self) -> bool:
+        return self.env.terminations[self.env.agent_selection]
+
+    @property
+    def seat(self) -> int:
+        """The seat to act: the player whose turn it is, or the one asked to buy."""
+        return self.env._seat[self.env.agent_selection]
+
+    def observe(self) -> dict[str, np.ndarray]:
+        """The observation and action mask of the seat to act."""
+        return self.env.observe(self.env.agent_selection)
+
+    def decision(self) -> Decision:
+        obs, env, name = self.observe(), self.env, self.env.agent_selection
+        return Decision(obs["observation"], obs["action_mask"], lambda: env.describe(name))
+
+    def step(self, action: int) -> list[float]:
+        """Plays the seat's action; each seat's reward of this step, by seat."""
+        self.env.step(action)
+        rewards = self.env.rewards
+        return [rewards[name] for name in self.names]
+
+    def result(self, decisions: list[int]) -> GameResult:
+        state = self.env.game_state
+        return GameResult(list(state.scores), [list(p) for p in state.round_penalties],
+                          self.env.engine.winners(state), decisions)
+
+
 def play_game(env: RummyEnv, agents: Sequence[Agent], seed: int | None,
               options: dict[str, Any] | None = None) -> GameResult:
     """Plays one game with ``agents[s]`` in seat ``s``; each agent is started with a seed
@@ -119,20 +165,13 @@ def play_game(env: RummyEnv, agents: Sequence[Agent], seed: int | None,
     if len(agents) != raw.rules.num_players:
         raise ValueError(f"{raw.rules.game} with {raw.rules.num_players} players needs as many agents, "
                          f"not {len(agents)}")
-    env.reset(seed=seed, options=options)
-    names = raw.possible_agents
+    episode = Episode(env)
+    episode.reset(seed, options)
     for seat, agent in enumerate(agents):
-        agent.start_game(SeatInfo.of(env, names[seat]), None if seed is None else seed * 1_000_003 + seat)
+        agent.start_game(episode.seat_infos[seat], None if seed is None else seed * 1_000_003 + seat)
     decisions = [0] * len(agents)
-    for name in env.agent_iter():
-        obs, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        seat = raw._seat[name]
+    while not episode.over:
+        seat = episode.seat
         decisions[seat] += 1
-        env.step(agents[seat].act(Decision(obs["observation"], obs["action_mask"],
-                                           lambda name=name: raw.describe(name))))
-    state = raw.game_state
-    return GameResult(list(state.scores), [list(p) for p in state.round_penalties],
-                      raw.engine.winners(state), decisions)
+        episode.step(agents[seat].act(episode.decision()))
+    return episode.result(decisions)
