@@ -87,6 +87,7 @@ from typing import Sequence
 from ..actions import ActionKind, SetAction
 from ..contract_solver import ContractSolver
 from ..rules import GameRules
+from ..rules.lay_off import LayOffFit
 from ..observation_view import ObservationView
 from .base import Agent, Decision, SeatInfo
 
@@ -119,6 +120,7 @@ class _Deck:
         self.naturals = cs.num_naturals
         self.wild = cs.wild_card if cs.has_wild_card else -1
         self.positions = self.ranks + (1 if mr.ace_high else 0)
+        self.fit = LayOffFit(cs, mr)
         self.set_min, self.run_min = mr.set_min, mr.run_min
         self.set_max = mr.set_max
         self.distinct = mr.set_distinct_suits
@@ -464,25 +466,10 @@ class _TableMeld:
             self.low, self.high = min(places), max(places)
 
     def fits(self, deck: _Deck, face: int) -> bool:
-        """Whether one card of ``face`` may be laid off here
-        (docs/rules/contract_rummy.md#laying-off, docs/rules/toonerville_rook.md#laying-off)."""
-        if self.kind == "set":
-            if deck.set_max is not None and self.size >= deck.set_max:
-                return False
-            if face == deck.wild:
-                return True
-            return face % deck.ranks == self.rank and not (deck.distinct and face // deck.ranks in self.suits_held)
-        if self.size >= deck.ranks:
-            return False
-        if face == deck.wild:
-            return True
-        if face // deck.ranks != self.suit:
-            return False
-        rank = face % deck.ranks
-        top = deck.positions - 1
-        if self.high < top and (rank == self.high + 1 or (rank == 0 and self.high + 1 == deck.ranks == top)):
-            return True
-        return self.low > 0 and rank == self.low - 1
+        """Whether one card of ``face`` may be laid off here: the engine's own rule."""
+        is_set = self.kind == "set"
+        return deck.fit.end(self.kind, self.size, self.rank if is_set else self.suit, self.low, self.high, face,
+                            is_set and face // deck.ranks in self.suits_held) is not None
 
     def gap_to(self, deck: _Deck, face: int) -> int:
         """How many cards of the run's suit must be laid off first for ``face`` to fit

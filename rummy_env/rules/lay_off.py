@@ -7,10 +7,56 @@ from __future__ import annotations
 import itertools
 from typing import Sequence
 
-from ..melds import Meld
+from ..actions import run_positions
+from ..cards import CardSet
+from ..melds import Meld, MeldRules
 from ..state import GameState, TableMeld
 from .context import RulesContext
 from .melding import SEARCH_MEMO_LIMIT
+
+
+class LayOffFit:
+    """Where one card may be laid off on a meld: the rule itself, shared by the engine and by
+    agents reading the table from their observation (docs/rules/contract_rummy.md#lay-off-placement,
+    docs/rules/toonerville_rook.md#lay-off-placement)."""
+
+    def __init__(self, card_set: CardSet, melds: MeldRules) -> None:
+        self.R = card_set.num_ranks
+        self.top = run_positions(card_set, melds.ace_high) - 1
+        self.naturals = card_set.num_naturals
+        self.wild = card_set.wild_card if card_set.has_wild_card else -1
+        self.set_max = melds.set_max
+        self.distinct = melds.set_distinct_suits
+
+    def end(self, kind: str, size: int, rank_or_suit: int, low: int, high: int, face: int,
+            holds_face: bool) -> str | None:
+        """``"set"``, or a run's ``"high"`` or ``"low"`` end, where ``face`` goes on a meld of
+        ``size`` cards (a set of ``rank_or_suit``'s rank, holding a natural of ``face`` or not;
+        a run of that suit over positions ``low..high``), or ``None`` if it does not fit. A
+        wild, or an ace that fits both ends, goes to the high end of a run when it is open."""
+        R = self.R
+        if kind == "set":
+            if self.set_max is not None and size >= self.set_max:
+                return None
+            if face == self.wild:
+                return "set"
+            if face % R != rank_or_suit or face >= self.naturals or (self.distinct and holds_face):
+                return None
+            return "set"
+        if size >= R:
+            return None
+        high_ok = high < self.top and not (high + 1 == R and low == 0)
+        low_ok = low > 0 and not (low - 1 == 0 and high == R)
+        if face == self.wild:
+            return "high" if high_ok else "low" if low_ok else None
+        if face >= self.naturals or face // R != rank_or_suit:
+            return None
+        rank = face % R
+        if high_ok and (rank == high + 1 or (rank == 0 and high + 1 == R)):
+            return "high"
+        if low_ok and rank == low - 1:
+            return "low"
+        return None
 
 
 class LayOffs:
@@ -23,6 +69,7 @@ class LayOffs:
         self._wild_card = ctx.wild_card
         self._R = ctx.R
         self._top = ctx.top
+        self.fit = LayOffFit(ctx.card_set, ctx.rules.melds)
         self._fits_memo: dict[tuple, tuple[int, ...]] = {}
         self._lay_offs_cache: dict[int, tuple[list[int], list[int]]] = {}
         self._last_lay_offs: tuple[list[TableMeld], list[tuple[int, ...]]] = ([], [])
@@ -80,39 +127,17 @@ class LayOffs:
         return fits
 
     def lay_off_place(self, meld: Meld, face: int) -> Meld | None:
-        """The meld with ``face`` added, or ``None`` if it does not fit (docs/rules/contract_rummy.md#lay-off-placement, docs/rules/toonerville_rook.md#lay-off-placement: a wild,
-        or an ace fitting both ends, goes to the high end of a run when it is open)."""
-        mr, R = self.rules.melds, self._R
-        size = meld.size
-        if meld.kind == "set":
-            if mr.set_max is not None and size >= mr.set_max:
-                return None
-            if face == self._wild_card:
-                return Meld("set", meld.naturals, meld.wilds + 1, rank=meld.rank)
-            if face % R != meld.rank or face >= self.card_set.num_naturals:
-                return None
-            if mr.set_distinct_suits and any(f == face for f in meld.naturals):
-                return None
-            return Meld("set", meld.naturals + (face,), meld.wilds, rank=meld.rank)
-        if size >= R:
+        """The meld with ``face`` added, or ``None`` if it does not fit (``LayOffFit``)."""
+        end = self.fit.end(meld.kind, meld.size, meld.rank if meld.kind == "set" else meld.suit,
+                           meld.low, meld.high, face, face in meld.naturals)
+        if end is None:
             return None
-        low, high = meld.low, meld.high
-        high_ok = high < self._top and not (high + 1 == R and low == 0)
-        low_ok = low > 0 and not (low - 1 == 0 and high == R)
-        if face == self._wild_card:
-            if high_ok:
-                return Meld("run", meld.naturals, meld.wilds + 1, suit=meld.suit, low=low, high=high + 1)
-            if low_ok:
-                return Meld("run", meld.naturals, meld.wilds + 1, suit=meld.suit, low=low - 1, high=high)
-            return None
-        if face >= self.card_set.num_naturals or face // R != meld.suit:
-            return None
-        rank = face % R
-        if high_ok and (rank == high + 1 or (rank == 0 and high + 1 == R)):
-            return Meld("run", meld.naturals + (face,), meld.wilds, suit=meld.suit, low=low, high=high + 1)
-        if low_ok and rank == low - 1:
-            return Meld("run", meld.naturals + (face,), meld.wilds, suit=meld.suit, low=low - 1, high=high)
-        return None
+        wild = face == self._wild_card
+        naturals, wilds = (meld.naturals, meld.wilds + 1) if wild else (meld.naturals + (face,), meld.wilds)
+        if end == "set":
+            return Meld("set", naturals, wilds, rank=meld.rank)
+        low, high = (meld.low, meld.high + 1) if end == "high" else (meld.low - 1, meld.high)
+        return Meld("run", naturals, wilds, suit=meld.suit, low=low, high=high)
 
     def no_spare_wild(self, state: GameState) -> bool:
         """Whether every wild in the player's hand is owed to this turn's going-down melds."""
