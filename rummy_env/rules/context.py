@@ -49,6 +49,22 @@ class RulesContext:
         return naturals, wilds
 
 
+class ContractComponent:
+    """Base of the contract games' components: the facts each reads, kept as its own
+    attributes (the hot paths read them many times per decision)."""
+
+    def __init__(self, ctx: RulesContext) -> None:
+        self.ctx = ctx
+        self.rules = ctx.rules
+        self.card_set = ctx.card_set
+        self.layout = ctx.layout
+        self.solver = ctx.solver
+        self.play = ctx.rules.contract_play
+        self._wild_card = ctx.wild_card
+        self._R = ctx.R
+        self._top = ctx.top
+
+
 def is_down(state: GameState, seat: int) -> bool:
     """Whether ``seat`` has gone down this round."""
     return state.down_turn[seat] >= 0

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..actions import ActionKind
 from ..melds import Meld
 from ..state import GameState, Phase, RoundResult, TableMeld, new_table_stamp
-from .context import RulesContext, is_down
+from .context import ContractComponent, RulesContext, is_down
 from .discard import discardable, put_on_discard
 from .lay_off import LayOffs
 from .melding import Melding
@@ -25,17 +25,11 @@ if TYPE_CHECKING:
     from .turn_search import TurnSearch
 
 
-class ContractTurn:
+class ContractTurn(ContractComponent):
     """The play phases of a contract game: their legal actions and their effects."""
 
     def __init__(self, ctx: RulesContext, rounds: Rounds, melding: Melding, lay_offs: LayOffs, swaps: Swaps) -> None:
-        self.ctx = ctx
-        self.rules = ctx.rules
-        self.card_set = ctx.card_set
-        self.layout = ctx.layout
-        self.solver = ctx.solver
-        self.play = ctx.rules.contract_play
-        self._wild_card = ctx.wild_card
+        super().__init__(ctx)
         self.rounds = rounds
         self.melding = melding
         self.lay_offs = lay_offs

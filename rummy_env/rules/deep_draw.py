@@ -8,25 +8,17 @@ from typing import Sequence
 
 from ..state import GameState, TableMeld
 from ..melds import PRESENT, suit_rows
-from .context import RulesContext, is_down
+from .context import ContractComponent, RulesContext, is_down
 from .draw import take_from_discard
 from .lay_off import LayOffs
 from .turn_search import TurnSearch
 
 
-class DeepDraw:
+class DeepDraw(ContractComponent):
     """The deep draws a player may take now."""
 
     def __init__(self, ctx: RulesContext, search: TurnSearch, lay_offs: LayOffs) -> None:
-        self.ctx = ctx
-        self.rules = ctx.rules
-        self.card_set = ctx.card_set
-        self.layout = ctx.layout
-        self.solver = ctx.solver
-        self.play = ctx.rules.contract_play
-        self._wild_card = ctx.wild_card
-        self._R = ctx.R
-        self._top = ctx.top
+        super().__init__(ctx)
         self.search = search
         self.lay_offs = lay_offs
         self._table_facts_cache: dict[int, tuple] = {}

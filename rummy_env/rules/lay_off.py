@@ -11,7 +11,7 @@ from ..actions import run_positions
 from ..cards import CardSet
 from ..melds import Meld, MeldRules
 from ..state import GameState, TableMeld
-from .context import RulesContext
+from .context import ContractComponent, RulesContext
 from .melding import SEARCH_MEMO_LIMIT
 
 
@@ -59,16 +59,11 @@ class LayOffFit:
         return None
 
 
-class LayOffs:
+class LayOffs(ContractComponent):
     """The lay-offs the table takes, cached by the table's stamp."""
 
     def __init__(self, ctx: RulesContext) -> None:
-        self.rules = ctx.rules
-        self.card_set = ctx.card_set
-        self.layout = ctx.layout
-        self._wild_card = ctx.wild_card
-        self._R = ctx.R
-        self._top = ctx.top
+        super().__init__(ctx)
         self.fit = LayOffFit(ctx.card_set, ctx.rules.melds)
         self._fits_memo: dict[tuple, tuple[int, ...]] = {}
         self._lay_offs_cache: dict[int, tuple[list[int], list[int]]] = {}

@@ -10,23 +10,17 @@ from typing import Any, Sequence
 from ..actions import ActionKind, SetAction
 from ..melds import AT_LEAST, PRESENT, Meld, suit_rows
 from ..state import GameState, Phase
-from .context import RulesContext, is_down
+from .context import ContractComponent, RulesContext, is_down
 
 SEARCH_MEMO_LIMIT = 1 << 16
 """Entries a memo holds before it is cleared (bounded memory over long runs)."""
 
 
-class Melding:
+class Melding(ContractComponent):
     """The meld actions of a contract game, indexed once for fast lookup."""
 
     def __init__(self, ctx: RulesContext) -> None:
-        self.rules = ctx.rules
-        self.card_set = ctx.card_set
-        self.layout = ctx.layout
-        self.play = ctx.rules.contract_play
-        self._wild_card = ctx.wild_card
-        self._R = ctx.R
-        self._top = ctx.top
+        super().__init__(ctx)
         layout, cs = self.layout, self.card_set
         self._sets_by_rank: list[list[tuple[int, SetAction]]] = [[] for _ in range(cs.num_ranks)]
         self._run_ids: dict[tuple[int, int, int], int] = {}

@@ -8,15 +8,14 @@ import itertools
 from typing import Sequence
 
 from ..state import GameState
-from .context import RulesContext
+from .context import ContractComponent, RulesContext
 
 
-class Swaps:
+class Swaps(ContractComponent):
     """The swaps the table offers, cached by the table's stamp."""
 
     def __init__(self, ctx: RulesContext) -> None:
-        self.layout = ctx.layout
-        self._R = ctx.R
+        super().__init__(ctx)
         self._swaps_cache: dict[int, tuple[list[int], list[int]]] = {}
 
     def swap_moves(self, state: GameState, hand: Sequence[int]) -> list[int]:

@@ -9,22 +9,16 @@ from typing import Any, Sequence
 
 from ..actions import ActionKind, RunAction
 from ..state import GameState, Phase, TableMeld
-from .context import RulesContext, is_down
+from .context import ContractComponent, RulesContext, is_down
 from .contract_turn import ContractTurn
 from .melding import SEARCH_MEMO_LIMIT
 
 
-class TurnSearch:
+class TurnSearch(ContractComponent):
     """Look-ahead within one player's turn, memoised on everything it depends on."""
 
     def __init__(self, ctx: RulesContext, turn: ContractTurn) -> None:
-        self.ctx = ctx
-        self.rules = ctx.rules
-        self.layout = ctx.layout
-        self.solver = ctx.solver
-        self.play = ctx.rules.contract_play
-        self._wild_card = ctx.wild_card
-        self._R = ctx.R
+        super().__init__(ctx)
         self.turn = turn
         self.melding = turn.melding
         self.lay_offs = turn.lay_offs
