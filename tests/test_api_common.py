@@ -47,6 +47,16 @@ def trace(env, actions: list[int]) -> list:
 
 
 # ---------------------------------------------------------------- registration and config
+def test_the_registry_lists_every_env_module_and_refuses_other_names():
+    modules = {spec.module.__name__ for spec in rummy_env.GAMES.values()}
+    assert modules == {f"rummy_env.{m}" for m in rummy_env.__all__ if m.endswith("_v0")}
+    for name, spec in rummy_env.GAMES.items():
+        assert rummy_env.game_spec(name) is spec and spec.rules().game == name
+        assert spec.default_players in spec.player_counts and spec.defaults["num_players"] == spec.default_players
+    with pytest.raises(ValueError, match="unknown game 'gin'; games: three_thirteen, contract_rummy"):
+        rummy_env.game_spec("gin")
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_registered_with_pettingzoo_make_at_its_defaults(game):
     spec = rummy_env.GAMES[game]
