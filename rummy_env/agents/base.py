@@ -122,6 +122,7 @@ class Episode:
         self.outer = env  # reset through any wrappers, so that they know of it
         self.env = raw = env.unwrapped
         self.names = raw.possible_agents
+        self._seat_of = {name: seat for seat, name in enumerate(self.names)}
         self.seat_infos = [SeatInfo.of(raw, name) for name in self.names]
 
     def reset(self, seed: int | None, options: dict[str, Any] | None = None) -> None:
@@ -134,7 +135,7 @@ class Episode:
     @property
     def seat(self) -> int:
         """The seat to act: the player whose turn it is, or the one asked to buy."""
-        return self.env._seat[self.env.agent_selection]
+        return self._seat_of[self.env.agent_selection]
 
     def observe(self) -> dict[str, np.ndarray]:
         """The observation and action mask of the seat to act."""
