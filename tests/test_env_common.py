@@ -49,12 +49,13 @@ game, a new one included, is tested with the default."""
 class Game(Budget):
     module: ModuleType | None = None
     player_counts: tuple[int, ...] = ()
-    """The counts tested: every count the game allows, or, past four, the first three and the last."""
+    """The counts tested: every count the game allows, or, past three, the fewest, the default
+    and the most (the pinned deals of test_seeding.py cover every count)."""
 
 
 def _game(spec: GameSpec) -> Game:
     counts = spec.player_counts
-    tested = counts if len(counts) <= 4 else (*counts[:3], counts[-1])
+    tested = counts if len(counts) <= 3 else tuple(sorted({counts[0], spec.default_players, counts[-1]}))
     return Game(**vars(BUDGETS.get(spec.name, Budget())), module=spec.module, player_counts=tested)
 
 
