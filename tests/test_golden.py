@@ -10,7 +10,7 @@ import pytest
 from golden import PATH, PLAYER_COUNTS, game_digest
 
 PINNED = json.loads(PATH.read_text())
-FAST_GAMES = 3
+FAST_GAMES = 1
 KEYS = [(game, n) for game, counts in PLAYER_COUNTS.items() for n in counts]
 
 
