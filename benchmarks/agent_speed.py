@@ -28,7 +28,7 @@ from env_speed import cpu_info  # noqa: E402  (beside this script)
 
 from rummy_env.agents import AGENT_NAMES, make_agent, play_game  # noqa: E402
 from rummy_env import GAMES  # noqa: E402
-from rummy_env.evaluate import TimedAgent, block_seed, game_module, parse_env_kwarg, versions  # noqa: E402
+from rummy_env.evaluate import TimedAgent, block_seed, parse_env_kwarg, versions  # noqa: E402
 
 PLAYERS = 4
 
@@ -36,7 +36,7 @@ PLAYERS = 4
 def measure(game: str, agent_name: str, games: int, seed: int, env_kwargs: dict) -> dict:
     """Plays ``games`` games of ``agent_name`` in every seat; the per-decision times of
     ``act`` and the decision counts."""
-    env = game_module(game).env(num_players=PLAYERS, **env_kwargs)
+    env = GAMES[game].env(num_players=PLAYERS, **env_kwargs)
     seats = [TimedAgent(make_agent(agent_name), agent_name, keep_samples=True) for _ in range(PLAYERS)]
     decisions = 0
     cpu0 = time.process_time()

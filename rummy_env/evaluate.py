@@ -35,14 +35,13 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
-from types import ModuleType
 from typing import Any, Callable, Sequence
 
 import numpy as np
 from tqdm import tqdm
 
 from . import __version__
-from .registry import GAMES
+from .registry import GAMES, game_spec
 from .agents import Agent, Decision, GameResult, SeatInfo, make_agent, play_game
 from .state import IllegalActionError
 
@@ -225,13 +224,6 @@ def block_seed(seed: int, block: int) -> int:
     return int(np.random.SeedSequence([seed, block]).generate_state(1)[0])
 
 
-def game_module(game: str) -> ModuleType:
-    """The env module of a registered game's name (``rummy_env.GAMES``)."""
-    if game not in GAMES:
-        raise SettingsError(f"unknown game {game!r}; games are {', '.join(GAMES)}")
-    return GAMES[game].module
-
-
 @dataclass
 class BlockOutcome:
     """The games of one block, and each entry's seconds in ``act`` over them."""
@@ -244,9 +236,8 @@ class Table:
     """One process's env and agents, built from picklable settings, that plays blocks."""
 
     def __init__(self, game: str, specs: Sequence[str], env_kwargs: dict[str, Any]) -> None:
-        module = game_module(game)
-        try:
-            self.env = module.env(**env_kwargs)
+        try:  # an unknown game, or options its preset refuses
+            self.env = game_spec(game).env(**env_kwargs)
         except ValueError as err:
             raise SettingsError(str(err)) from None
         self.game = game

@@ -41,9 +41,9 @@ def layer(module: str) -> str:
     return LAYER_OF[first]
 
 
-def imports_of(path: Path) -> list[str]:
-    """Every module the file imports, as absolute dotted names."""
-    own = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def imports_of(path: Path, root: Path = PACKAGE.parent) -> list[str]:
+    """Every module the file under ``root`` imports, as absolute dotted names."""
+    own = path.relative_to(root).with_suffix("").parts
     package = own if own[-1] == "__init__" else own[:-1]
     package = package[:-1] if package[-1] == "__init__" else package
     found = []
@@ -54,13 +54,30 @@ def imports_of(path: Path) -> list[str]:
             base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
             target = ".".join(p for p in (base, node.module or "") if p)
             # ``from . import x`` imports the module x, if there is one, else a name of the package
-            found += [f"{target}.{a.name}" if _is_module(f"{target}.{a.name}") else target for a in node.names]
+            found += [f"{target}.{a.name}" if _is_module(root, f"{target}.{a.name}") else target for a in node.names]
     return found
 
 
-def _is_module(dotted: str) -> bool:
-    path = PACKAGE.parent.joinpath(*dotted.split("."))
+def _is_module(root: Path, dotted: str) -> bool:
+    path = root.joinpath(*dotted.split("."))
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def import_problems(path: Path, package: Path = PACKAGE) -> list[str]:
+    """What is wrong with the imports of the module at ``path`` in ``package``: the trainer or
+    torch imported, or a module of a higher layer. The module must have a layer itself."""
+    me = ".".join(path.relative_to(package).with_suffix("").parts)
+    mine = layer(me)
+    problems = []
+    for name in imports_of(path, package.parent):
+        top = name.split(".")[0]
+        if top in ABOVE_THE_PACKAGE:
+            problems.append(f"rummy_env.{me} imports {name}")
+        elif top == "rummy_env":
+            theirs = name.removeprefix("rummy_env").removeprefix(".") or "__init__"  # the package is its __init__
+            if LAYERS.index(layer(theirs)) > LAYERS.index(mine):
+                problems.append(f"rummy_env.{me} ({mine}) imports {name} ({layer(theirs)}), a layer above it")
+    return problems
 
 
 MODULES = sorted(PACKAGE.rglob("*.py"))
@@ -68,22 +85,33 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_imports_point_down_the_layers(path: Path):
-    me = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
-    for name in imports_of(path):
-        assert name.split(".")[0] not in ABOVE_THE_PACKAGE, f"rummy_env.{me} imports {name}"
-        if name.split(".")[0] == "rummy_env" and name != "rummy_env":
-            theirs = name.removeprefix("rummy_env.")
-            assert LAYERS.index(layer(theirs)) <= LAYERS.index(layer(me)), (
-                f"rummy_env.{me} ({layer(me)}) imports {name} ({layer(theirs)}), a layer above it")
+    problems = import_problems(path)
+    assert not problems, "\n".join(problems)
 
 
-def test_the_layer_check_finds_an_import_from_above(tmp_path: Path):
-    """The check itself: an engine module importing the agents is caught."""
-    assert imports_of(PACKAGE / "rules" / "deal.py")  # it reads relative imports
-    assert "rummy_env.state" in imports_of(PACKAGE / "rules" / "deal.py")
-    assert LAYERS.index(layer("agents.base")) > LAYERS.index(layer("engine"))
-    with pytest.raises(AssertionError, match="in no layer"):
-        layer("a_new_module")
+def test_the_layer_check_finds_imports_from_above_and_modules_without_a_layer(tmp_path: Path):
+    """The check itself, on a planted package: every kind of import from above is caught, and
+    a module missing from ``LAYER_OF`` fails even when it imports nothing of the package."""
+    package = tmp_path / "rummy_env"
+    (package / "rules").mkdir(parents=True)
+    (package / "agents").mkdir()
+    for empty in ("__init__.py", "rules/__init__.py", "agents/__init__.py", "agents/base.py", "a_new_module.py"):
+        (package / empty).write_text("")
+    planted = package / "rules" / "planted.py"
+    planted.write_text("import torch\n"
+                       "from ..agents import base\n"
+                       "from rummy_env import GAMES\n"
+                       "from . import deal\n"
+                       "def later():\n"
+                       "    from rummy_training.checkpoint import PolicyAgent\n")
+    assert sorted(import_problems(planted, package)) == [
+        "rummy_env.rules.planted (rules) imports rummy_env (env), a layer above it",
+        "rummy_env.rules.planted (rules) imports rummy_env.agents.base (agents), a layer above it",
+        "rummy_env.rules.planted imports rummy_training.checkpoint",
+        "rummy_env.rules.planted imports torch",
+    ]
+    with pytest.raises(AssertionError, match="rummy_env.a_new_module is in no layer"):
+        import_problems(package / "a_new_module.py", package)
 
 
 PLAY_EVERYTHING = """
@@ -97,7 +125,7 @@ for name, spec in rummy_env.GAMES.items():
     result = play_game(env, seats, seed=1)
     assert len(result.round_penalties) == env.unwrapped.rules.num_rounds, name
 evaluate("three_thirteen", ["expert", "greedy"], games=2, seed=0, players=2)
-print(sorted(m for m in sys.modules if m.split(".")[0] in {above!r}))
+print(sorted({{m.split(".")[0] for m in sys.modules}} & {above!r}))
 """
 
 

@@ -25,7 +25,7 @@ from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
 from rummy_training import config as config_module
 from rummy_training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
-                                 save_checkpoint)
+                                       save_checkpoint)
 from rummy_training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
 from rummy_training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
 from rummy_training.ppo import Trainer
@@ -36,6 +36,12 @@ from rummy_training.rollout import Collector, seat_gae
 REPO = Path(__file__).resolve().parent.parent
 GAMES = tuple(rummy_env.GAMES)
 CONTRACT_GAMES = tuple(name for name, spec in rummy_env.GAMES.items() if spec.rules().contract_play is not None)
+
+
+def installed_only() -> dict[str, str]:
+    """The environment for a command run outside the checkout: it finds the installed packages
+    only, so that the training/ folder cannot stand in for the installed rummy_training."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
 
 
 def tiny(**fields) -> TrainConfig:
@@ -316,6 +322,19 @@ def test_a_run_resumes_from_its_last_checkpoint(tmp_path: Path):
 
 
 # ---------------------------------------------------------------- end to end, per game
+def test_the_trainer_is_installed_as_rummy_training_with_its_command(tmp_path: Path):
+    """Outside the checkout: both commands of the README start, and the folder's name is no package."""
+    commands = {"rummy-train": [str(Path(sys.executable).with_name("rummy-train"))],
+                "python -m rummy_training.ppo": [sys.executable, "-m", "rummy_training.ppo"]}
+    for prog, command in commands.items():
+        out = subprocess.run([*command, "--help"], cwd=tmp_path, env=installed_only(), capture_output=True,
+                             text=True, check=True, timeout=120)
+        assert out.stdout.startswith(f"usage: {prog} [-h]"), out.stdout[:200]
+    probe = subprocess.run([sys.executable, "-c", "import training"], cwd=tmp_path, env=installed_only(),
+                           capture_output=True, text=True, timeout=60)
+    assert "No module named 'training'" in probe.stderr
+
+
 @pytest.mark.parametrize("game", [GAMES[0], *(pytest.param(g, marks=pytest.mark.slow) for g in GAMES[1:])])
 def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
     cmd = [sys.executable, "-m", "rummy_training.ppo", "--config", str(REPO / "configs" / f"{game}.yaml"),
@@ -323,7 +342,7 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
            "--hidden-sizes", "32", "--minibatch-size", "256", "--eval-every", "1", "--eval-games", "4",
            "--eval-opponent", "random", "--imitation-decisions", "64", "--imitation-epochs", "1",
            "--run-dir", str(tmp_path), "--run-name", "smoke", "--no-progress"]
-    subprocess.run(cmd, check=True, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600)
+    subprocess.run(cmd, check=True, cwd=tmp_path, env=installed_only(), timeout=600)
     run = tmp_path / "smoke"
     for name in ("last.pt", "best.pt", "latest.pt", "pool.pt", "config.yaml", "metrics.csv", "learning_curve.png"):
         assert (run / name).is_file(), name
@@ -669,7 +688,7 @@ def test_a_terminated_run_stops_its_worker_processes(tmp_path: Path):
     cmd = [sys.executable, "-m", "rummy_training.ppo", "--num-players", "2", "--total-steps", "100000000",
            "--steps-per-update", "256", "--num-envs", "2", "--num-workers", "2", "--hidden-sizes", "16",
            "--eval-every", "0", "--run-dir", str(tmp_path), "--run-name", "stop", "--no-progress"]
-    run = subprocess.Popen(cmd, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    run = subprocess.Popen(cmd, cwd=tmp_path, env=installed_only())
     metrics = tmp_path / "stop" / "metrics.csv"
     deadline = time.monotonic() + 120
     while (not metrics.exists() or metrics.read_text().count("\n") < 2) and time.monotonic() < deadline:

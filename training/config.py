@@ -10,6 +10,7 @@ builds the command line from the dataclass, with these docstrings as its help).
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -242,7 +243,9 @@ def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
     pre.add_argument("--config", type=Path)
     known, rest = pre.parse_known_args(argv)
     default = load_config(known.config) if known.config else TrainConfig()
-    config = tyro.cli(TrainConfig, default=default, args=rest,
+    # under python -m, argv[0] is the file's path (.../training/ppo.py): show the command as typed
+    prog = "python -m rummy_training.ppo" if sys.argv[0].endswith(".py") else Path(sys.argv[0]).name
+    config = tyro.cli(TrainConfig, default=default, args=rest, prog=prog,
                       description="Masked-PPO self-play training (--config FILE loads a YAML config first).")
     config.validate()
     return config

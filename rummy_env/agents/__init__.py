@@ -11,6 +11,8 @@ worker processes (a spec is a string, so it pickles) and users can plug in their
   ``rummy_env.agent_kinds`` (this project's trainer, ``rummy_training``, declares
   ``rummy_training.checkpoint:PolicyAgent``; it needs torch, the ``train`` extra). The agents
   never import the trainer: a kind is looked up, and loaded, only when a spec asks for it.
+  A kind is a class called with the spec that returns an ``Agent`` (a ``ValueError`` says
+  what is wrong with the file); docs/agents.md shows the declaration.
 """
 
 from __future__ import annotations
