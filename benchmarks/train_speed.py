@@ -30,13 +30,13 @@ from rummy_training.ppo import Trainer  # noqa: E402
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
-def measure(game: str, updates: int, workers: int | None) -> list[float]:
-    """Steps per second of each update after the first."""
+def measure(game: str, updates: int, workers: int | None, backend: str = "process") -> list[float]:
+    """Steps per second of each update after the first, with rollout workers on ``backend``."""
     config = load_config(CONFIGS / f"{game}.yaml")
     with tempfile.TemporaryDirectory() as run_dir:
         # no warm start: it happens once, before training, and is not the steady state measured
         changes = dict(total_steps=(updates + 1) * config.steps_per_update, eval_every=0, progress=False,
-                       imitation_agent=None, run_dir=run_dir, run_name="speed")
+                       imitation_agent=None, run_dir=run_dir, run_name="speed", backend=backend)
         if workers is not None:
             changes["num_workers"] = workers
         config = dataclasses.replace(config, **changes)

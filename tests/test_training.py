@@ -224,6 +224,9 @@ def test_the_command_line_overrides_the_config_file():
     ({"eval_opponent": "grredy"}, ["eval_opponent: unknown agent spec 'grredy'"]),
     ({"imitation_opponent": "grredy"}, ["imitation_opponent must be one of random, greedy, expert", "'grredy'"]),
     ({"imitation_rounds": 0}, ["imitation_rounds must be a positive integer"]),
+    ({"backend": "cloud"}, ["backend must be one of process, ray", "'cloud'"]),
+    ({"backend": "ray", "num_workers": 0}, ["backend 'ray' needs num_workers of at least 1"]),
+    ({"backend": "ray", "ray_worker_cpus": 0}, ["ray_worker_cpus must be positive"]),
 ])
 def test_bad_configs_are_refused_with_the_field_named(data, words):
     with pytest.raises(ConfigError) as info:

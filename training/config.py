@@ -10,6 +10,7 @@ builds the command line from the dataclass, with these docstrings as its help).
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from rummy_env.agents import AGENT_NAMES, make_agent
 from .features import FEATURES
 
 REWARD_MODES: tuple[str, ...] = ("relative", "penalty", "win")
+BACKENDS: tuple[str, ...] = ("process", "ray")
 
 
 class ConfigError(ValueError):
@@ -56,6 +58,15 @@ class TrainConfig:
     num_workers: int = 2
     """Rollout worker processes (each steps its share of the games). 0 collects in the
     trainer's own process."""
+    backend: str = "process"
+    """Where the rollout workers run: 'process' (local processes) or 'ray' (Ray actors, on
+    this machine or the cluster at ray_address; needs the [ray] extra). The same
+    num_workers gives the same run on either."""
+    ray_address: str | None = None
+    """With backend 'ray': the cluster to join ('auto', 'HOST:6379' or 'ray://HOST:10001');
+    None starts a private Ray instance on this machine for the run."""
+    ray_worker_cpus: float = 1.0
+    """With backend 'ray': CPUs each rollout worker reserves on its node."""
     torch_threads: int = 1
     """Torch threads of the trainer's update (rollout workers use one each). More help only
     on idle cores: a thread that shares its core with a busy process stalls every op."""
@@ -162,6 +173,15 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
         if self.num_workers < 0 or self.eval_every < 0:
             raise ConfigError("num_workers and eval_every must be at least 0")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
+        if self.backend == "ray":
+            if importlib.util.find_spec("ray") is None:
+                raise ConfigError("backend 'ray' needs Ray: pip install -e \".[train,ray]\"")
+            if self.num_workers < 1:
+                raise ConfigError("backend 'ray' needs num_workers of at least 1 (0 collects in the trainer's process)")
+            if isinstance(self.ray_worker_cpus, bool) or not self.ray_worker_cpus > 0:
+                raise ConfigError(f"ray_worker_cpus must be positive, not {self.ray_worker_cpus!r}")
         if self.num_workers > self.num_envs:
             raise ConfigError(f"num_envs ({self.num_envs}) must be at least num_workers ({self.num_workers})")
         if not self.hidden_sizes or any(h < 1 for h in self.hidden_sizes):

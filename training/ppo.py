@@ -17,11 +17,13 @@ A run folder (``<run_dir>/<run_name>``) holds:
   ``latest.pt`` (the weights last evaluated) and ``best.pt`` (the best evaluation's weights);
 - ``pool.pt`` (the snapshot pool) and ``config.yaml`` (the full config);
 - ``metrics.csv`` (one row per update) and ``tensorboard/`` (the same, for TensorBoard);
+- ``workers.csv`` (per update and rollout worker: the node it ran on, its steps and seconds);
 - ``learning_curve.png``: win rate against the evaluation opponent and penalty per round
   over environment steps.
 
 A run is reproducible from its config and seed, for a given ``num_workers`` (each worker
-has its own random stream). A resumed run continues with the saved weights, optimiser,
+has its own random stream), whether the workers are local processes or Ray actors
+(``backend``, ``workers.py``). A resumed run continues with the saved weights, optimiser,
 pool and counters; the games that were in progress start afresh.
 """
 
@@ -29,7 +31,6 @@ from __future__ import annotations
 
 import csv
 import math
-import multiprocessing
 import signal
 import sys
 import time
@@ -44,11 +45,12 @@ from tqdm import tqdm
 from rummy_env.evaluate import evaluate
 
 from .checkpoint import build_network, check_fits, env_sizes, load_checkpoint, save_checkpoint
-from .config import TrainConfig, config_from_dict, parse_args
+from .config import TrainConfig, parse_args
 from .imitation import Demonstrations, collect_demonstrations, imitate
 from .model import PolicyNet
 from .plot import plot_learning_curve
-from .rollout import Batch, Collector
+from .rollout import Batch
+from .workers import start_workers
 
 CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_second", "learning_rate",
               "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance",
@@ -56,71 +58,7 @@ CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_
               "imitation_value_loss",
               "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",
               "eval_opponent_final_score", "eval_opponent_penalty_per_round")
-
-
-# ---------------------------------------------------------------------- rollout workers
-def _worker_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int]) -> None:
-    torch.set_num_threads(1)
-    cfg = config_from_dict(config)
-    network = build_network(cfg, *sizes)
-    collector = Collector(cfg, stream, num_envs, network)
-    while True:
-        command, payload = conn.recv()
-        if command == "collect":
-            weights, steps = payload
-            network.load_state_dict(weights)
-            conn.send(collector.collect(steps))
-        elif command == "pool":
-            collector.set_pool(payload)
-        else:
-            conn.close()
-            return
-
-
-class RolloutWorkers:
-    """``num_workers`` processes with a share of the games each (or, with 0, one collector
-    in this process, acting with the trainer's own network); ``collect`` gathers one batch
-    from all of them."""
-
-    def __init__(self, config: TrainConfig, network: PolicyNet, sizes: tuple[int, int]) -> None:
-        self.config = config
-        self.local: Collector | None = None
-        self.connections = []
-        self.processes = []
-        if config.num_workers == 0:
-            self.local = Collector(config, 0, config.num_envs, network)
-            return
-        context = multiprocessing.get_context("spawn")  # torch is not fork-safe once its threads run
-        shares = np.array_split(np.arange(config.num_envs), config.num_workers)
-        for stream, share in enumerate(shares):
-            parent, child = context.Pipe()
-            process = context.Process(target=_worker_main, args=(child, config.to_dict(), stream, len(share), sizes),
-                                      daemon=True)
-            process.start()
-            self.connections.append(parent)
-            self.processes.append(process)
-
-    def collect(self, network: PolicyNet) -> Batch:
-        steps = self.config.steps_per_update
-        if self.local is not None:
-            return self.local.collect(steps)
-        weights = network.weights()
-        share = math.ceil(steps / len(self.connections))
-        for conn in self.connections:
-            conn.send(("collect", (weights, share)))
-        return Batch.concatenate([conn.recv() for conn in self.connections])
-
-    def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
-        if self.local is not None:
-            self.local.set_pool(pool)
-        for conn in self.connections:
-            conn.send(("pool", pool))
-
-    def close(self) -> None:
-        for conn in self.connections:
-            conn.send(("close", None))
-        for process in self.processes:
-            process.join(timeout=10)
+WORKER_FIELDS = ("update", "worker", "node", "env_steps", "seconds")
 
 
 # ---------------------------------------------------------------------- the PPO update
@@ -216,7 +154,7 @@ class Trainer:
         """Trains until ``total_steps``; returns the run folder."""
         config = self.config
         generator = torch.Generator().manual_seed(config.seed * 1_000_003 + self.counters["updates"])
-        workers = RolloutWorkers(config, self.network, self.sizes)
+        workers = start_workers(config, self.network, self.sizes)
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(self.run_dir / "tensorboard"))
@@ -224,8 +162,11 @@ class Trainer:
         new_csv = not csv_path.exists() or not config.resume
         csv_file = csv_path.open("w" if new_csv else "a", newline="")
         rows = csv.DictWriter(csv_file, fieldnames=CSV_FIELDS)
+        worker_file = (self.run_dir / "workers.csv").open("w" if new_csv else "a", newline="")
+        worker_rows = csv.DictWriter(worker_file, fieldnames=WORKER_FIELDS)
         if new_csv:
             rows.writeheader()
+            worker_rows.writeheader()
         bar = tqdm(total=config.total_steps, initial=min(self.counters["env_steps"], config.total_steps),
                    unit="step", unit_scale=True, disable=not config.progress, file=sys.stderr, desc=config.game)
         try:
@@ -263,7 +204,9 @@ class Trainer:
                 if config.eval_every and (updates % config.eval_every == 0 or last_update):
                     row.update(self.evaluate())
                 self._log(row, rows, writer)
+                worker_rows.writerows({"update": updates, **report} for report in batch.workers)
                 csv_file.flush()
+                worker_file.flush()
                 bar.update(min(batch.env_steps, config.total_steps - bar.n))
                 bar.set_postfix(sps=f"{row['steps_per_second']:,.0f}",
                                 win=f"{self.history[-1]['eval_win_rate']:.3f}" if self.history else "-")
@@ -274,6 +217,7 @@ class Trainer:
             workers.close()
             writer.close()
             csv_file.close()
+            worker_file.close()
         torch.save(self.pool, self.run_dir / "pool.pt")  # also when no snapshot was taken yet
         return self.run_dir
 

@@ -16,6 +16,8 @@ segment, bootstrapped from the waiting decision's value.
 
 from __future__ import annotations
 
+import socket
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,13 +77,16 @@ class Batch:
     """Decisions of every seat (the throughput's unit), trained on or not."""
     games: list[dict[str, float]] = field(default_factory=list)
     """Per finished game, the network's own seat: win share, final score, penalty per round."""
+    workers: list[dict[str, Any]] = field(default_factory=list)
+    """Per collector that played: its ``worker`` number, the ``node`` it ran on, its
+    ``env_steps`` and the ``seconds`` it took (the trainer writes them to workers.csv)."""
 
     @classmethod
     def concatenate(cls, batches: list["Batch"]) -> "Batch":
         arrays = {name: np.concatenate([getattr(b, name) for b in batches])
                   for name in ("observations", "masks", "actions", "log_probs", "values", "advantages", "returns")}
         return cls(**arrays, env_steps=sum(b.env_steps for b in batches),
-                   games=[g for b in batches for g in b.games])
+                   games=[g for b in batches for g in b.games], workers=[w for b in batches for w in b.workers])
 
 
 class _Table:
@@ -102,6 +107,9 @@ class Collector:
 
     def __init__(self, config: TrainConfig, stream: int, num_envs: int, network: PolicyNet) -> None:
         self.config = config
+        self.stream = stream
+        self.node = socket.gethostname()
+        """Where this collector runs, as its batches report it (a Ray actor names its node)."""
         self.rng = np.random.default_rng([config.seed, stream])
         self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
         self.network = network
@@ -184,6 +192,7 @@ class Collector:
     def collect(self, env_steps: int) -> Batch:
         """Plays until ``env_steps`` decisions have been made (by any seat) and returns the
         decisions that are ready to train on."""
+        start = time.perf_counter()
         steps = 0
         while steps < env_steps:
             chosen: list[int] = [0] * len(self.tables)
@@ -210,7 +219,10 @@ class Collector:
             for table, action in zip(self.tables, chosen):
                 self._step(table, action)
             steps += len(self.tables)
-        return self._batch(steps)
+        batch = self._batch(steps)
+        batch.workers = [{"worker": self.stream, "node": self.node, "env_steps": steps,
+                          "seconds": time.perf_counter() - start}]
+        return batch
 
     def _step(self, table: _Table, action: int) -> None:
         rewards = table.episode.step(action)

@@ -1,0 +1,86 @@
+"""Rollout workers as Ray actors on a local two-node Ray cluster (``ray.cluster_utils.Cluster``):
+the real command line joins the cluster, its workers run on both nodes, the run equals the
+same run with local worker processes, and its checkpoint plays."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import rummy_env
+from rummy_env.agents import RandomAgent, make_agent, play_game
+
+pytestmark = pytest.mark.slow
+cluster_utils = pytest.importorskip("ray.cluster_utils", reason="the [ray] extra is not installed")
+
+REPO = Path(__file__).resolve().parent.parent
+TIMINGS = ("seconds", "steps_per_second")
+
+
+@pytest.fixture(scope="module")
+def two_nodes():
+    """A head node and a second node of one CPU each: two workers of one CPU each must use both."""
+    cluster = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    yield cluster
+    cluster.shutdown()
+
+
+def _train(tmp_path: Path, name: str, *options: str) -> Path:
+    cmd = [sys.executable, "-m", "rummy_training.ppo", "--config", str(REPO / "configs" / "three_thirteen.yaml"),
+           "--num-players", "2", "--seed", "5", "--total-steps", "1536", "--steps-per-update", "512",
+           "--num-envs", "4", "--num-workers", "2", "--hidden-sizes", "32", "--minibatch-size", "256",
+           "--snapshot-every", "1", "--past-play", "0.5", "--eval-every", "3", "--eval-games", "4",
+           "--eval-opponent", "random", "--imitation-decisions", "256", "--imitation-epochs", "1",
+           "--run-dir", str(tmp_path), "--run-name", name, "--no-progress", *options]
+    subprocess.run(cmd, check=True, cwd=tmp_path, timeout=600)
+    return tmp_path / name
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_run_on_a_two_node_ray_cluster_uses_both_nodes_and_equals_a_local_run(two_nodes, tmp_path: Path):
+    on_ray = _train(tmp_path, "ray", "--backend", "ray", "--ray-address", two_nodes.address)
+    local = _train(tmp_path, "local", "--backend", "process")
+
+    # every update, each worker played its share on a node of its own: both of the cluster's
+    node_ids = {node.node_id[:8] for node in two_nodes.list_all_nodes()}
+    reports = _rows(on_ray / "workers.csv")
+    assert [(r["update"], r["worker"]) for r in reports] == [(str(u), str(w)) for u in (1, 2, 3) for w in (0, 1)]
+    assert all(int(r["env_steps"]) >= 256 for r in reports)
+    nodes = {r["worker"]: r["node"].split("/")[1] for r in reports}
+    assert set(nodes.values()) == node_ids and len(node_ids) == 2
+    assert {r["node"] for r in _rows(local / "workers.csv")} != {r["node"] for r in reports}
+
+    # the same experience as local worker processes: the same losses, evaluations and weights
+    def metrics(run: Path) -> list[dict[str, str]]:
+        return [{k: v for k, v in row.items() if k not in TIMINGS} for row in _rows(run / "metrics.csv")]
+
+    assert metrics(on_ray) == metrics(local) and metrics(on_ray)[-1]["eval_win_rate"]
+    ray_weights = torch.load(on_ray / "last.pt", weights_only=False)["weights"]
+    local_weights = torch.load(local / "last.pt", weights_only=False)["weights"]
+    assert all(torch.equal(ray_weights[k], local_weights[k]) for k in local_weights)
+
+    # the checkpoint loads and plays
+    env = rummy_env.GAMES["three_thirteen"].env(num_players=2)
+    result = play_game(env, [make_agent(str(on_ray / "best.pt")), RandomAgent()], seed=11)
+    assert result.decisions[0] > 0
+
+
+def test_a_cluster_too_small_for_the_workers_is_a_clear_error(two_nodes, tmp_path: Path):
+    cmd = [sys.executable, "-m", "rummy_training.ppo", "--config", str(REPO / "configs" / "three_thirteen.yaml"),
+           "--num-envs", "4", "--num-workers", "2", "--ray-worker-cpus", "4", "--backend", "ray",
+           "--ray-address", two_nodes.address, "--imitation-agent", "None", "--run-dir", str(tmp_path),
+           "--no-progress"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert out.returncode != 0
+    assert "ray_worker_cpus is 4 but the largest node of the Ray cluster has 1 CPUs" in out.stderr

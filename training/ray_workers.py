@@ -1,0 +1,104 @@
+"""Rollout workers as Ray actors (``backend: ray``), on this machine or on a Ray cluster.
+
+Each actor runs the same collector as a worker process (``workers.worker_collector``), with
+the same random stream, so a run gives the same experience on either backend. Each update
+the trainer puts the weights in Ray's object store once; every actor fetches them, collects
+its share and returns its ``Batch`` through the object store. Actors are spread over the
+cluster's nodes (``SPREAD``) and each reserves ``ray_worker_cpus`` CPUs.
+
+With ``ray_address`` unset the trainer starts a private Ray instance on this machine, sized
+for the workers, and stops it at the end; with an address (``auto``, ``HOST:6379`` or
+``ray://HOST:10001``) it joins that cluster and leaves it running. Every node must have
+this project installed (docs/distributed.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import ray
+import torch
+
+from .config import ConfigError, TrainConfig
+from .model import PolicyNet
+from .rollout import Batch
+from .workers import shares, steps_per_worker, worker_collector
+
+PLACEMENT_TIMEOUT = 120.0
+"""Seconds to wait for the cluster to place every actor before giving up with an error."""
+
+
+class _Collector:
+    """The actor: one worker's network copy and collector."""
+
+    def __init__(self, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int]) -> None:
+        self.network, self.collector = worker_collector(config, stream, num_envs, sizes)
+        context = ray.get_runtime_context()
+        self.collector.node = f"{ray.util.get_node_ip_address()}/{context.get_node_id()[:8]}"
+
+    def node(self) -> str:
+        return self.collector.node
+
+    def collect(self, weights: dict[str, torch.Tensor], steps: int) -> Batch:
+        self.network.load_state_dict(weights)
+        return self.collector.collect(steps)
+
+    def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
+        self.collector.set_pool(pool)
+
+
+class RayWorkers:
+    """``num_workers`` Ray actors, each with its share of the games."""
+
+    def __init__(self, config: TrainConfig, sizes: tuple[int, int]) -> None:
+        self.config = config
+        self.owns_ray = not ray.is_initialized()
+        if self.owns_ray:
+            options: dict[str, Any] = {"address": config.ray_address, "include_dashboard": False,
+                                       "logging_level": logging.WARNING}
+            if config.ray_address is None:  # a private instance: room for every worker, even past the cores
+                options["num_cpus"] = max(os.cpu_count() or 1, config.num_workers * config.ray_worker_cpus)
+            try:
+                ray.init(**options)
+            except ConnectionError as err:
+                raise ConfigError(f"ray_address {config.ray_address!r}: cannot connect to a Ray cluster ({err})") from None
+        largest = max((node["Resources"].get("CPU", 0.0) for node in ray.nodes() if node["Alive"]), default=0.0)
+        if largest < config.ray_worker_cpus:
+            self._stop_ray()
+            raise ConfigError(f"ray_worker_cpus is {config.ray_worker_cpus:g} but the largest node of the Ray cluster "
+                              f"has {largest:g} CPUs: no node can host a rollout worker")
+        actor = ray.remote(num_cpus=config.ray_worker_cpus)(_Collector)
+        self.actors = [actor.options(scheduling_strategy="SPREAD").remote(config.to_dict(), stream, games, sizes)
+                       for stream, games in enumerate(shares(config))]
+        self.nodes = self._wait_placed()
+
+    def _wait_placed(self) -> list[str]:
+        pending = [a.node.remote() for a in self.actors]
+        ready, missing = ray.wait(pending, num_returns=len(pending), timeout=PLACEMENT_TIMEOUT)
+        if missing:
+            self.close()
+            raise ConfigError(f"Ray placed {len(ready)} of {len(pending)} rollout workers within "
+                               f"{PLACEMENT_TIMEOUT:.0f} s: the cluster has {ray.cluster_resources().get('CPU', 0):g} "
+                               f"CPUs; lower num_workers or ray_worker_cpus, or add nodes")
+        return ray.get(pending)
+
+    def collect(self, network: PolicyNet) -> Batch:
+        weights = ray.put(network.weights())
+        steps = steps_per_worker(self.config)
+        return Batch.concatenate(ray.get([a.collect.remote(weights, steps) for a in self.actors]))
+
+    def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
+        pool_ref = ray.put(pool)
+        ray.get([a.set_pool.remote(pool_ref) for a in self.actors])
+
+    def close(self) -> None:
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+        self._stop_ray()
+
+    def _stop_ray(self) -> None:
+        if self.owns_ray:
+            ray.shutdown()
