@@ -5,6 +5,7 @@ same run with local worker processes, and its checkpoint plays."""
 from __future__ import annotations
 
 import csv
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,18 @@ def test_a_run_on_a_two_node_ray_cluster_uses_both_nodes_and_equals_a_local_run(
     env = rummy_env.GAMES["three_thirteen"].env(num_players=2)
     result = play_game(env, [make_agent(str(on_ray / "best.pt")), RandomAgent()], seed=11)
     assert result.decisions[0] > 0
+
+
+def test_an_address_where_no_cluster_answers_is_a_clear_error_at_once(tmp_path: Path):
+    with socket.socket() as closed:  # a free port, closed again: nothing listens there
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    cmd = [sys.executable, "-m", "rummy_training.ppo", "--backend", "ray", "--ray-address", f"127.0.0.1:{port}",
+           "--num-envs", "2", "--num-workers", "1", "--imitation-agent", "None", "--run-dir", str(tmp_path),
+           "--no-progress"]
+    out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert f"ray_address '127.0.0.1:{port}': no Ray cluster answers there" in out.stderr
 
 
 def test_a_cluster_too_small_for_the_workers_is_a_clear_error(two_nodes, tmp_path: Path):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import signal
 import sys
 import time
@@ -259,12 +260,14 @@ class Trainer:
         return path
 
     def evaluate(self) -> dict[str, float]:
-        """Plays ``eval_games`` against ``eval_opponent``; keeps ``best.pt``; redraws the curve."""
+        """Plays ``eval_games`` against ``eval_opponent`` in local processes (as many as the
+        rollout workers, at most one per core here: Ray's workers may be elsewhere; the
+        report does not depend on the count); keeps ``best.pt``; redraws the curve."""
         config = self.config
         latest = self._save("latest.pt", extra={"history": self.history})
         report = evaluate(config.game, [str(latest)] + [config.eval_opponent] * (config.num_players - 1),
                           games=config.eval_games, seed=config.eval_seed, env_kwargs=config.env_kwargs(),
-                          workers=max(1, config.num_workers))
+                          workers=min(max(1, config.num_workers), os.cpu_count() or 1))
         ours, theirs = report.agents[0], report.agents[1]
         result = {"env_steps": self.counters["env_steps"], "eval_win_rate": ours.win_rate.mean,
                   "eval_win_low": ours.win_rate.low, "eval_win_high": ours.win_rate.high,

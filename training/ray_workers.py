@@ -7,7 +7,8 @@ its share and returns its ``Batch`` through the object store. Actors are spread 
 cluster's nodes (``SPREAD``) and each reserves ``ray_worker_cpus`` CPUs.
 
 With ``ray_address`` unset the trainer starts a private Ray instance on this machine, sized
-for the workers, and stops it at the end; with an address (``auto``, ``HOST:6379`` or
+for the workers, and stops it at the end (unless ``RAY_ADDRESS`` names a cluster: Ray then
+joins it, as it always does); with an address (``auto``, ``HOST:6379`` or
 ``ray://HOST:10001``) it joins that cluster and leaves it running. Every node must have
 this project installed (docs/distributed.md).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from typing import Any
 
 import ray
@@ -28,6 +30,19 @@ from .workers import shares, steps_per_worker, worker_collector
 
 PLACEMENT_TIMEOUT = 120.0
 """Seconds to wait for the cluster to place every actor before giving up with an error."""
+
+
+def _check_reachable(address: str | None) -> None:
+    """A ``HOST:PORT`` that refuses connections is an error now (Ray would retry for minutes)."""
+    if address is None or address == "auto" or "://" in address:
+        return
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise ConfigError(f"ray_address must be 'auto', HOST:PORT or ray://HOST:PORT, not {address!r}")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=10).close()
+    except OSError as err:
+        raise ConfigError(f"ray_address {address!r}: no Ray cluster answers there ({err.strerror or err})") from None
 
 
 class _Collector:
@@ -58,8 +73,10 @@ class RayWorkers:
         if self.owns_ray:
             options: dict[str, Any] = {"address": config.ray_address, "include_dashboard": False,
                                        "logging_level": logging.WARNING}
-            if config.ray_address is None:  # a private instance: room for every worker, even past the cores
+            if config.ray_address is None and not os.environ.get("RAY_ADDRESS"):
+                # a private instance: room for every worker, even past the cores
                 options["num_cpus"] = max(os.cpu_count() or 1, config.num_workers * config.ray_worker_cpus)
+            _check_reachable(config.ray_address)
             try:
                 ray.init(**options)
             except ConnectionError as err:
