@@ -43,6 +43,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from rummy_env import game_spec
+from rummy_env.agents import Episode
 from rummy_env.env import RummyEnv
 
 SHARED_POLICY = "shared"
@@ -57,6 +58,7 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         game = options.pop("game", "three_thirteen")
         self.illegal_reward = float(options.pop("illegal_reward", -1.0))
         self.game: RummyEnv = game_spec(game).env(**options).unwrapped
+        self.episode = Episode(self.game)
         self.agents = self.possible_agents = list(self.game.possible_agents)
         inner = self.game.observation_space(self.agents[0])
         size = self.game.layout.size
@@ -67,23 +69,22 @@ class RummyMultiAgentEnv(MultiAgentEnv):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
-        self.game.reset(seed=seed, options=options)
-        acting = self.game.agent_selection
+        self.episode.reset(seed, options)
+        acting = self.agents[self.episode.seat]
         return {acting: self._observe(acting)}, {}
 
     def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        acting = self.game.agent_selection
+        acting = self.agents[self.episode.seat]
         if acting not in action_dict:
             raise ValueError(f"{acting} is to act, but the actions are for {sorted(action_dict)}")
         action = int(action_dict[acting])
-        if not 0 <= action < self.game.layout.size or not self.game.observe(acting)["action_mask"][action]:
+        if not 0 <= action < self.game.layout.size or not self.episode.observe()["action_mask"][action]:
             rewards = {agent: self.illegal_reward if agent == acting else 0.0 for agent in self.agents}
             return self._end(rewards, {acting: {"illegal_action": action}})
-        self.game.step(action)
-        rewards = {agent: float(self.game.rewards[agent]) for agent in self.agents}
-        if self.game.terminations[self.game.agent_selection]:
+        rewards = dict(zip(self.agents, map(float, self.episode.step(action))))
+        if self.episode.over:
             return self._end(rewards, {})
-        following = self.game.agent_selection
+        following = self.agents[self.episode.seat]
         return {following: self._observe(following)}, rewards, {"__all__": False}, {"__all__": False}, {}
 
     def _end(self, rewards: dict[str, float], infos: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
