@@ -75,7 +75,8 @@ def main() -> None:
     print("RESULT " + json.dumps({
         "library": "ray", "game": args.game, "env_steps": env_steps, "seconds": round(seconds, 2),
         "steps_per_second": round(env_steps / seconds, 1), "updates": len(metrics),
-        "final_loss": float(metrics[-1]["policy_loss"]), "nodes": len(by_node), "workers": args.workers}))
+        "final_loss": float(metrics[-1]["policy_loss"]), "trained_decisions": int(metrics[-1]["trained_decisions"]),
+        "nodes": len(by_node), "workers": args.workers}))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ is not used: it credits a seat only with the rewards of its own steps, and our r
 arrive while another seat acts. ``SeatPPO`` re-threads each batch into per-seat trajectories first
 (see docs/integrations.md#tianshou).
 
-    pip install -e ".[tianshou]"
+    pip install -e ".[train,tianshou]"
     python examples/tianshou_ppo.py --smoke                  # a few updates, well under a minute
     python examples/tianshou_ppo.py --steps 20000 --seed 1   # --game: any name in rummy_env.GAMES
 

@@ -6,7 +6,7 @@ them; a ``Collector`` gathers steps, ``GAE`` and ``ClipPPOLoss`` do the update. 
 TorchRL has no component for is turn-based credit: ``per_seat_decisions`` turns the collected
 steps into one trajectory per seat (see docs/integrations.md#torchrl).
 
-    pip install -e ".[torchrl]"
+    pip install -e ".[train,torchrl]"
     python examples/torchrl_ppo.py --smoke                  # a few updates, well under a minute
     python examples/torchrl_ppo.py --steps 20000 --seed 1   # --game: any name in rummy_env.GAMES
 

@@ -15,16 +15,26 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-EXAMPLES = {  # script in examples/ -> the module it needs
-    "torchrl_ppo.py": "torchrl",
-    "tianshou_ppo.py": "tianshou",
+EXAMPLES = {  # script in examples/ -> (the module it needs, the library its RESULT names)
+    "sb3_maskable_ppo.py": ("sb3_contrib", "sb3-contrib"),
+    "rllib_ppo.py": ("ray.rllib", "rllib"),
+    "torchrl_ppo.py": ("torchrl", "torchrl"),
+    "tianshou_ppo.py": ("tianshou", "tianshou"),
+    "ray_distributed.py": ("ray", "ray"),
 }
+
+
+def test_every_library_example_is_in_the_table():
+    """An example added to examples/ without a row here would never be run."""
+    scripts = {path.name for path in (REPO / "examples").glob("*.py") if path.name != "my_agents.py"}
+    assert scripts == set(EXAMPLES)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("script", list(EXAMPLES))
 def test_example_smoke_run_trains_and_reports(script: str):
-    pytest.importorskip(EXAMPLES[script])
+    module, library = EXAMPLES[script]
+    pytest.importorskip(module)
     run = subprocess.run([sys.executable, str(REPO / "examples" / script), "--smoke"], cwd=REPO,
                          env=dict(os.environ, PYTHONPATH=str(REPO)),  # this checkout's rummy_env
                          capture_output=True, text=True, timeout=180)
@@ -32,7 +42,7 @@ def test_example_smoke_run_trains_and_reports(script: str):
     lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
     assert len(lines) == 1, run.stdout[-3000:]
     result = json.loads(lines[0].removeprefix("RESULT "))
-    assert result["library"] == EXAMPLES[script] and result["game"] == "three_thirteen"
+    assert result["library"] == library and result["game"] == "three_thirteen"
     assert result["env_steps"] > 0 and result["updates"] >= 1
     assert result["seconds"] > 0 and result["steps_per_second"] > 0
     assert isinstance(result["final_loss"], float) and math.isfinite(result["final_loss"])
