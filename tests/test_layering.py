@@ -19,7 +19,7 @@ PACKAGE = Path(rummy_env.__file__).parent
 
 LAYERS = ("core", "rules", "engine", "env", "agents", "evaluation")
 LAYER_OF = {
-    "cards": "core", "melds": "core", "meld_solver": "core", "contract_solver": "core", "state": "core",
+    "cards": "core", "melds": "core", "meld_solver": "core", "contract_solver": "core", "state": "core", "cli": "core",
     "rules": "rules", "actions": "rules",
     "engine": "engine", "observation": "engine", "observation_view": "engine",
     "env": "env", "registry": "env", "__init__": "env",

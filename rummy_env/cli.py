@@ -1,0 +1,26 @@
+"""What every command line of the project does with a user's error: one line on stderr,
+``PROG: error: MESSAGE``, and exit code 2, before any work starts and with nothing written;
+never a traceback. ``--help`` still prints the full usage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+USAGE_ERROR = 2
+
+
+def fail(prog: str, message: str) -> NoReturn:
+    """Ends the command with ``message`` as its one line on stderr and exit code 2."""
+    text = " ".join(str(message).split())  # one line, whatever the message held
+    print(f"{prog}: error: {text}", file=sys.stderr)
+    raise SystemExit(USAGE_ERROR)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors (a bad option, a missing or bad value) are one line
+    naming the problem and the way to ``--help``, instead of the usage block and a line."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(self.prog, f"{message} (see {self.prog} --help)")
