@@ -162,8 +162,7 @@ class RummyEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"{agent}: an action must be an integer id, not {action!r}")
+        check_action_id(agent, action, self.layout.size)
         result = self.engine.apply(state, int(action), actor=agent)
         self._cumulative_rewards[agent] = 0.0
         self._obs_cache = {}
@@ -377,21 +376,29 @@ class _AfterReset:
         return getattr(wrapper._raw, self.name)
 
 
+def check_action_id(agent: str, action: Any, size: int) -> None:
+    """Raises ``IllegalActionError`` naming ``action`` and the action space unless it is an
+    integer id in ``0..size-1`` (``None`` is for seats that are done, checked before)."""
+    if action is None:
+        raise IllegalActionError(f"{agent}: action None is only for a seat that is done; {agent} is to act "
+                                 f"with an integer id in 0..{size - 1}")
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"{agent}: action {action!r} is not an action id: "
+                                 f"an action is an integer in 0..{size - 1}")
+    if not 0 <= action < size:
+        raise IllegalActionError(f"{agent}: action {action} is outside the action space 0..{size - 1}")
+
+
 class AssertOutOfBoundsWrapper(_ForwardLast, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's bounds assertion, with an integer range test in place of
-    ``Discrete.contains`` (same verdicts, a fraction of the cost)."""
+    """PettingZoo's bounds check, raising ``IllegalActionError`` that names the action and
+    the range (a ``ValueError``) instead of a bare ``AssertionError``, with an integer range
+    test in place of ``Discrete.contains`` (same verdicts, a fraction of the cost)."""
 
     def step(self, action: int | None) -> None:
         env = self.env
         agent = env.agent_selection
-        if action is None:
-            assert env.terminations[agent] or env.truncations[agent], "action is not in action space"
-        else:
-            assert (
-                isinstance(action, (int, np.integer))
-                and not isinstance(action, (bool, np.bool_))
-                and 0 <= action < env.action_space(agent).n
-            ), "action is not in action space"
+        if action is not None or not (env.terminations[agent] or env.truncations[agent]):
+            check_action_id(agent, action, env.action_space(agent).n)
         env.step(action)
 
 

@@ -107,11 +107,22 @@ def test_non_integer_and_out_of_range_actions_raise_and_change_nothing(game):
     raw = env.unwrapped
     before = raw.describe()
     size = raw.layout.size
-    for bad in (-1, size, 10**6, 1.0, "0", "draw stock", True, None, np.float32(0)):
-        with pytest.raises((AssertionError, IllegalActionError)):
-            env.step(bad)
-    for bad in (1.0, "draw stock", True, np.bool_(False), -1, size, None, [0]):
-        with pytest.raises(IllegalActionError):
+    agent = env.agent_selection
+    expected = [(-1, f"{agent}: action -1 is outside the action space 0..{size - 1}"),
+                (size, f"{agent}: action {size} is outside the action space 0..{size - 1}"),
+                (10**6, "action 1000000 is outside the action space"),
+                (1.0, f"{agent}: action 1.0 is not an action id: an action is an integer in 0..{size - 1}"),
+                ("0", "action '0' is not an action id"), ("draw stock", "action 'draw stock' is not an action id"),
+                (True, "action True is not an action id"), (np.float32(0), "is not an action id"),
+                (None, f"{agent}: action None is only for a seat that is done; {agent} is to act with an integer id "
+                       f"in 0..{size - 1}")]
+    for bad, words in expected:
+        for target in (env, raw):  # through the wrappers and on the raw env alike
+            with pytest.raises(IllegalActionError) as info:
+                target.step(bad)
+            assert words in str(info.value)
+    for bad in (np.bool_(False), [0]):
+        with pytest.raises(IllegalActionError, match="is not an action id"):
             raw.step(bad)
     assert raw.describe() == before
     env.step(np.int32(0))  # numpy integers are accepted: draw stock
