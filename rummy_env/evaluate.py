@@ -11,8 +11,11 @@ seat, and the luck of the cards and of the seat cancels out of the comparison. T
 of games is rounded up to a multiple of N.
 
 The block is the independent unit of the statistics: per block, each spec's mean of a
-metric over its seat-games; then the mean over blocks with a Student t interval. Entries
-that share a spec are pooled (``expert greedy greedy greedy`` reports two rows).
+metric over its seat-games; then the mean over blocks with a Student t interval. The win
+rate, a proportion, gets Wilson's score interval over its seat-games instead, which stays
+inside [0, 1] (and is the wider of the two: duplicate seating makes the block means less
+variable than independent games). Entries that share a spec are pooled
+(``expert greedy greedy greedy`` reports two rows).
 
 Blocks can run in worker processes (``--workers``); each worker builds its own env and
 agents from the specs, and blocks are collected in block order, so the report does not
@@ -67,6 +70,10 @@ class AgentActionError(IllegalActionError):
 
 
 # ---------------------------------------------------------------------- statistics
+_Z95 = 1.959963984540054
+"""The standard normal's 0.975 quantile."""
+
+
 def t975(df: int) -> float:
     """Student's t(0.975, df), the factor of a two-sided 95% interval of a mean."""
     if df < 1:
@@ -78,33 +85,42 @@ def t975(df: int) -> float:
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean with its 95% interval ``mean +- half_width`` (``None`` from a single block)."""
+    """A mean with its 95% interval from ``low`` to ``high`` (``None`` when there is none)."""
 
     mean: float
-    half_width: float | None
+    low: float | None
+    high: float | None
 
     @property
-    def low(self) -> float | None:
-        return None if self.half_width is None else self.mean - self.half_width
-
-    @property
-    def high(self) -> float | None:
-        return None if self.half_width is None else self.mean + self.half_width
+    def half_width(self) -> float | None:
+        return None if self.low is None else (self.high - self.low) / 2
 
     @classmethod
     def of(cls, values: Sequence[float]) -> "Interval":
-        """The mean of independent ``values`` and ``t(0.975, B-1) * sd / sqrt(B)``."""
+        """The mean of independent ``values`` and ``+- t(0.975, B-1) * sd / sqrt(B)``; none from one value."""
         mean = statistics.fmean(values)
         if len(values) < 2:
-            return cls(mean, None)
-        return cls(mean, t975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values)))
+            return cls(mean, None, None)
+        half = t975(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+        return cls(mean, mean - half, mean + half)
+
+    @classmethod
+    def wilson(cls, share: float, trials: int) -> "Interval":
+        """Wilson's score interval of a proportion ``share`` over ``trials``: always inside [0, 1]."""
+        z2 = _Z95 * _Z95
+        centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
+        half = _Z95 * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+        return cls(share, max(0.0, centre - half), min(1.0, centre + half))
 
     def to_dict(self) -> dict[str, float | None]:
         return {"mean": self.mean, "ci95_low": self.low, "ci95_high": self.high, "ci95_half_width": self.half_width}
 
     def text(self, digits: int) -> str:
-        spread = "n/a" if self.half_width is None else f"{self.half_width:.{digits}f}"
-        return f"{self.mean:.{digits}f} +- {spread}"
+        if self.low is None:
+            return f"{self.mean:.{digits}f} +- n/a"
+        if math.isclose(self.mean - self.low, self.high - self.mean, abs_tol=10 ** -(digits + 2)):
+            return f"{self.mean:.{digits}f} +- {self.half_width:.{digits}f}"
+        return f"{self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
 
 
 def seat_metrics(result: GameResult, seat: int) -> dict[str, float]:
@@ -168,6 +184,9 @@ def summarise(specs: Sequence[str], records: Sequence[GameRecord]) -> list[SpecS
     for spec in dict.fromkeys(specs):
         cells = [per_block[spec, b] for b in blocks]
         intervals = {m: Interval.of([statistics.fmean(game[m] for game in cell) for cell in cells]) for m in METRICS}
+        # a win share is a proportion: its interval must stay inside [0, 1], as Wilson's does
+        seat_games = [game["win_rate"] for cell in cells for game in cell]
+        intervals["win_rate"] = Interval.wilson(statistics.fmean(seat_games), len(seat_games))
         summaries.append(SpecSummary(spec, specs.count(spec), sum(map(len, cells)), decisions[spec], **intervals))
     return summaries
 
@@ -378,19 +397,19 @@ class Report:
             lines.append(f"note: {_count(self.games_requested, 'game')} requested, rounded up to "
                          f"{self.games_played} (a multiple of {self.players}, one block per deal)")
         width = max(5, *(len(a.spec) for a in self.agents))
-        head = (f"{'agent':<{width}} {'entries':>7} {'win rate':>16} {'final score':>18} "
+        head = (f"{'agent':<{width}} {'entries':>7} {'win rate':>21} {'final score':>18} "
                 f"{'penalty/round':>16} {'mean rank':>16} {'ms/decision':>11}")
         lines += ["", head, "-" * len(head)]
         for a in self.agents:
             ms = self.ms_per_decision(a.spec)
-            lines.append(f"{a.spec:<{width}} {a.entries:>7} {a.win_rate.text(3):>16} {a.final_score.text(1):>18} "
+            lines.append(f"{a.spec:<{width}} {a.entries:>7} {a.win_rate.text(3):>21} {a.final_score.text(1):>18} "
                          f"{a.penalty_per_round.text(2):>16} {a.rank.text(3):>16} "
                          f"{'n/a' if ms is None else f'{ms:.3f}':>11}")
         games_per_second = self._per_second(self.games_played) or 0.0
         decisions_per_second = self._per_second(self.decisions) or 0.0
         lines += ["", f"parity (1/N): win rate {self.parity:.3f}, mean rank {(self.players + 1) / 2:g}",
-                  "+- is the 95% interval over blocks (mean +- t * sd / sqrt(blocks)); win rate gives tied "
-                  "winners 1/k each; rank 1 is the lowest score",
+                  "95% intervals: win rate [low, high], Wilson's over seat-games (tied winners 1/k each); "
+                  "the others +- t * sd / sqrt(blocks) over blocks; rank 1 is the lowest score",
                   f"{self.games_played} games, {self.decisions:,} decisions in {self.wall_seconds:.1f} s "
                   f"with {self.workers} worker(s): {games_per_second:.2f} games/s, "
                   f"{decisions_per_second:,.0f} decisions/s"]

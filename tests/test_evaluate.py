@@ -157,11 +157,12 @@ def test_summary_matches_hand_computed_values():
     #   block 1  a: win (1/3, 1/2, 0)        score (0, 6, 24)    pen/round (0, 3, 12)  rank (2, 1.5, 3)
     #            b: win (1/3, 1/3, 0, 1/2, 1, 0) score (0, 0, 12, 6, 8, 16)
     #               pen/round (0, 0, 6, 3, 4, 8)                 rank (2, 2, 3, 1.5, 1, 2)
-    # With two blocks the interval is t(0.975, 1) * |x0 - x1| / 2, t = 12.706.
+    # With two blocks the interval is t(0.975, 1) * |x0 - x1| / 2, t = 12.706; the win rate's
+    # is Wilson's over the seat-games (a: 6, b: 12), checked below.
     expected = {
-        "a": {"win_rate": (7 / 18, 12.706 / 9), "final_score": (35 / 3, 12.706 * 5 / 3),
+        "a": {"final_score": (35 / 3, 12.706 * 5 / 3),
               "penalty_per_round": (35 / 6, 12.706 * 5 / 6), "rank": (11.5 / 6, 12.706 / 4)},
-        "b": {"win_rate": (11 / 36, 12.706 / 18), "final_score": (157 / 12, 12.706 * 73 / 12),
+        "b": {"final_score": (157 / 12, 12.706 * 73 / 12),
               "penalty_per_round": (78.5 / 12, 12.706 * 36.5 / 12), "rank": (24.5 / 12, 12.706 / 8)},
     }
     summaries = summarise(["a", "b", "b"], hand_made_records())
@@ -175,6 +176,12 @@ def test_summary_matches_hand_computed_values():
             assert interval.mean == pytest.approx(mean), (summary.spec, metric)
             assert interval.half_width == pytest.approx(half_width), (summary.spec, metric)
             assert interval.low == pytest.approx(mean - half_width)
+    for summary, share, trials in ((a, 7 / 18, 6), (b, 11 / 36, 12)):
+        z = 1.959964
+        centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
+        half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials**2)) / (1 + z * z / trials)
+        assert summary.win_rate.mean == pytest.approx(share)
+        assert (summary.win_rate.low, summary.win_rate.high) == pytest.approx((centre - half, centre + half))
 
 
 def test_interval_of_a_known_sample():
@@ -183,6 +190,16 @@ def test_interval_of_a_known_sample():
     assert interval.half_width == pytest.approx(2.776 * math.sqrt(2.5) / math.sqrt(5))
     single = Interval.of([0.7])
     assert single.half_width is None and single.to_dict()["ci95_low"] is None
+
+
+def test_win_rate_intervals_stay_inside_zero_and_one():
+    """Wilson's interval: 0.5 of 100 gives 0.404-0.596 (the textbook value); all-won and
+    none-won samples keep the interval inside [0, 1] and still say how uncertain they are."""
+    half = Interval.wilson(0.5, 100)
+    assert (half.low, half.high) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+    won, lost = Interval.wilson(1.0, 40), Interval.wilson(0.0, 40)
+    assert won.high == 1.0 and 0.85 < won.low < 0.95 and lost.low == 0.0 and 0.05 < lost.high < 0.15
+    assert won.text(3) == "1.000 [0.912, 1.000]" and Interval.of([2.0, 4.0]).text(1).startswith("3.0 +- ")
 
 
 def test_t_quantiles():
@@ -227,7 +244,8 @@ def test_report_counts_and_timings_are_consistent():
     # Every game's win shares and ranks are shared out in full.
     assert 2 * lowest.win_rate.mean + rand.win_rate.mean == pytest.approx(1.0)
     assert 2 * lowest.rank.mean + rand.rank.mean == pytest.approx(1 + 2 + 3)
-    assert lowest.win_rate.half_width is None  # a single block has no interval
+    assert lowest.final_score.half_width is None  # a single block has no t interval
+    assert 0.0 <= lowest.win_rate.low <= lowest.win_rate.mean <= lowest.win_rate.high <= 1.0  # Wilson's has one
     execution = report.to_dict()["execution"]
     assert execution["decisions_per_second"] == pytest.approx(report.decisions / report.wall_seconds)
     assert all(ms > 0 for ms in execution["ms_per_decision"].values())
