@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -53,6 +54,12 @@ class EnvSnapshot:
     cumulative_rewards: dict[str, float]
     terminations: dict[str, bool]
     truncations: dict[str, bool]
+    recent_actions: tuple[tuple[int, int], ...] = ()
+    """The last actions (seat, action id) that ``render`` shows."""
+
+
+RECENT_ACTIONS = 6
+"""Actions that ``render`` lists, the most recent last."""
 
 
 class RummyEnv(AECEnv):
@@ -88,6 +95,7 @@ class RummyEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
         self.game_state: GameState | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._recent: deque[tuple[int, int]] = deque(maxlen=RECENT_ACTIONS)
         self._seeds: np.random.Generator | None = None
         """The env's own stream of game seeds: seeded by ``reset(seed=s)``, drawn from by
         every ``reset()`` without a seed (from OS entropy until the first seed)."""
@@ -125,6 +133,7 @@ class RummyEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.engine.to_act(self.game_state)]
         self._obs_cache = {}
+        self._recent = deque(maxlen=RECENT_ACTIONS)
 
     @staticmethod
     def _known_options(options: Any) -> dict[str, Any]:
@@ -164,6 +173,7 @@ class RummyEnv(AECEnv):
             return
         check_action_id(agent, action, self.layout.size)
         result = self.engine.apply(state, int(action), actor=agent)
+        self._recent.append((self._seat[agent], int(action)))
         self._cumulative_rewards[agent] = 0.0
         self._obs_cache = {}
         if self._rewards_given:  # rewards only arrive at round ends: most steps give none
@@ -313,14 +323,25 @@ class RummyEnv(AECEnv):
             down = " down" if d["gone_down"][a] else ""
             lines.append(f"{mark} {a} score {d['scores'][a]:4d}{down}  hand: {' '.join(d['hands'][a])}")
         for m in d["melds"]:
-            wilds = f" (wilds: {m['represents']})" if m["represents"] and m["kind"] == "run" else ""
+            wilds = f" (wilds as {' '.join(m['represents'])})" if m["represents"] and m["kind"] == "run" else ""
             lines.append(f"  meld {m['slot']} ({m['owner']}, {m['kind']}): {' '.join(m['cards'])}{wilds}")
         if d.get("buy_question"):
             q = d["buy_question"]
             lines.append(f"  buy question: {q['asked']} may buy {q['card']}")
-        for key, label in (("contract_left", "still to lay"), ("must_place", "must place"), ("wilds_owed", "wilds owed")):
-            if d[key]:
-                lines.append(f"  {label}: {d[key]}")
+        if d["contract_left"]:
+            left = d["contract_left"]
+            lines.append(f"  still to lay: {left['sets']} set(s), {left['runs']} run(s)")
+        if d["must_place"]:
+            lines.append(f"  must place: {d['must_place']}")
+        if d["wilds_owed"]:
+            lines.append(f"  wilds owed: {d['wilds_owed']}")
+        if d["round_penalties"]:
+            last = d["round_penalties"][-1]
+            lines.append(f"last round ({len(d['round_penalties'])}) penalties: "
+                         + ", ".join(f"{a} {p}" for a, p in last.items()))
+        if self._recent:
+            lines.append("last actions: " + "; ".join(f"{self.possible_agents[seat]} {self.layout.text(action)}"
+                                                       for seat, action in self._recent))
         return "\n".join(lines)
 
     def get_state(self) -> EnvSnapshot:
@@ -333,6 +354,7 @@ class RummyEnv(AECEnv):
             cumulative_rewards=dict(self._cumulative_rewards),
             terminations=dict(self.terminations),
             truncations=dict(self.truncations),
+            recent_actions=tuple(self._recent),
         )
 
     def set_state(self, snapshot: EnvSnapshot) -> None:
@@ -348,6 +370,7 @@ class RummyEnv(AECEnv):
         self.truncations = dict(snapshot.truncations)
         self.infos = {a: {} for a in self.agents}
         self._obs_cache = {}
+        self._recent = deque(snapshot.recent_actions, maxlen=RECENT_ACTIONS)
 
 
 # PettingZoo's wrappers proxy every attribute through ``__getattr__`` (about 5 us a read,

@@ -14,6 +14,7 @@ from test_env_common import GAMES
 
 import rummy_env
 from rummy_env import IllegalActionError
+from rummy_env.agents import Episode, make_agent
 from rummy_env.state import Phase
 
 
@@ -215,6 +216,42 @@ def test_render_shows_the_table_and_describe_hides_other_hands(game, capsys):
     loud.reset(seed=5)
     loud.step(0)
     assert "player_0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_render_shows_the_last_actions_and_the_last_rounds_penalties(game):
+    """Greedy play into the second round: the last actions as text (the most recent last),
+    each finished round's penalties by seat, and wilds of runs as card text."""
+    env = smallest_env(game, render_mode="ansi")
+    raw = env.unwrapped
+    episode = Episode(env)
+    episode.reset(3)
+    agents = [make_agent("greedy") for _ in env.possible_agents]
+    for seat, agent in enumerate(agents):
+        agent.start_game(episode.seat_infos[seat], seat)
+    taken = []
+    while raw.game_state.round == 0:
+        action = agents[episode.seat].act(episode.decision())
+        taken.append(f"{env.agent_selection} {raw.action_to_text(action)}")
+        episode.step(action)
+    lines = env.render().splitlines()
+    assert lines[-1] == "last actions: " + "; ".join(taken[-6:])
+    penalties = raw.game_state.round_penalties[0]
+    assert lines[-2] == "last round (1) penalties: " + ", ".join(
+        f"{a} {p}" for a, p in zip(env.possible_agents, penalties))
+    assert "[" not in env.render() and "{" not in env.render()  # card text, not Python lists or dicts
+    env.reset(seed=3)
+    assert "last actions" not in env.render() and "last round" not in env.render()
+
+
+def test_render_names_the_cards_that_wilds_stand_for_in_a_run(monkeypatch):
+    env = rummy_env.contract_rummy_v0.env(render_mode="ansi")
+    env.reset(seed=1)
+    raw = env.unwrapped
+    described = raw.describe()
+    run = {"slot": 0, "owner": "player_1", "kind": "run", "cards": ["4H", "JK", "6H", "2C"], "represents": ["5H", "7H"]}
+    monkeypatch.setattr(raw, "describe", lambda agent=None: {**described, "melds": [run]})
+    assert "  meld 0 (player_1, run): 4H JK 6H 2C (wilds as 5H 7H)" in env.render().splitlines()
 
 
 # ---------------------------------------------------------------- determinism and snapshots
