@@ -78,6 +78,8 @@ class RummyEnv(AECEnv):
             self.rules = type(self).rules_factory(**rule_config)
         except TypeError as err:
             raise ValueError(f"bad configuration for {self.metadata['name']}: {err}") from None
+        self.rule_config: dict[str, Any] = dict(rule_config)
+        """The rule options this env was built with (a recording keeps them to rebuild it)."""
         self.render_mode = render_mode
         self.reward_mode = reward_mode
         self.engine = Engine(self.rules)
@@ -94,6 +96,7 @@ class RummyEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
         self.game_state: GameState | None = None
+        self.game_seed: int | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         self._recent: deque[tuple[int, int]] = deque(maxlen=RECENT_ACTIONS)
         self._seeds: np.random.Generator | None = None
@@ -123,6 +126,7 @@ class RummyEnv(AECEnv):
             seeds = copy.deepcopy(self._seeds) if self._seeds is not None else np.random.default_rng()
             game_seed = int(seeds.integers(2**63))
         self.game_state = self.engine.new_game(game_seed, options)
+        self.game_seed = game_seed  # drawn or given: reset(seed=game_seed) deals this game again
         self._seeds = seeds
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}

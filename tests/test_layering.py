@@ -23,7 +23,7 @@ LAYER_OF = {
     "rules": "rules", "actions": "rules",
     "engine": "engine", "observation": "engine", "observation_view": "engine",
     "env": "env", "registry": "env", "__init__": "env",
-    "agents": "agents", "wrappers": "agents",
+    "agents": "agents", "wrappers": "agents", "recording": "agents",
     "evaluate": "evaluation", "play": "evaluation",
 }
 """The layer of each module of ``rummy_env`` by its first name below the package (``rules``

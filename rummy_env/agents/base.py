@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..actions import ActionLayout
-from ..env import RummyEnv
+from ..env import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, RummyEnv
 from ..observation_view import ObservationDecoder
 from ..rules import GameRules
 
@@ -121,6 +121,7 @@ class Episode:
     def __init__(self, env: RummyEnv) -> None:
         self.outer = env  # reset through any wrappers, so that they know of it
         self.env = raw = env.unwrapped
+        self._step = _step_of(env)
         self.names = raw.possible_agents
         self._seat_of = {name: seat for seat, name in enumerate(self.names)}
         self.seat_infos = [SeatInfo.of(raw, name) for name in self.names]
@@ -147,7 +148,7 @@ class Episode:
 
     def step(self, action: int) -> list[float]:
         """Plays the seat's action; each seat's reward of this step, by seat."""
-        self.env.step(action)
+        self._step(action)
         rewards = self.env.rewards
         return [rewards[name] for name in self.names]
 
@@ -155,6 +156,22 @@ class Episode:
         state = self.env.game_state
         return GameResult(list(state.scores), [list(p) for p in state.round_penalties],
                           self.env.engine.winners(state), decisions)
+
+
+_CHECKS_ONLY = (OrderEnforcingWrapper, AssertOutOfBoundsWrapper)
+"""The standard wrappers: they only check what the raw env checks again, at a cost per step."""
+
+
+def _step_of(env: RummyEnv) -> Callable[[int], None]:
+    """The step every action goes through: the raw env's when only the standard checking
+    wrappers are around it, else the outermost wrapper's, so that a wrapper with a purpose
+    (a recording, say) sees every action."""
+    layer = env
+    while layer is not env.unwrapped:
+        if not isinstance(layer, _CHECKS_ONLY):
+            return env.step
+        layer = layer.env
+    return env.unwrapped.step
 
 
 def play_game(env: RummyEnv, agents: Sequence[Agent], seed: int | None,
