@@ -5,7 +5,9 @@ never a traceback. ``--help`` still prints the full usage."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 USAGE_ERROR = 2
@@ -24,3 +26,20 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         fail(self.prog, f"{message} (see {self.prog} --help)")
+
+
+def check_writable(prog: str, option: str, path: str | os.PathLike) -> None:
+    """Ends the command (``fail``) unless a file can be written at ``path``; checked before
+    any work, writing nothing, so that a long run never ends unable to write its output."""
+    path = Path(path)
+    folder = path.parent
+    if path.is_dir():
+        problem = "is a folder"
+    elif not folder.is_dir():
+        problem = f"is in {folder}, which is not a folder" if folder.exists() else f"is in {folder}, which does not exist"
+    elif not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        problem = "is not writable"
+    else:
+        return
+    fail(prog, f"{option} {path} {problem}")
+

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import importlib
 import importlib.metadata
 import json
@@ -46,6 +47,8 @@ from tqdm import tqdm
 from . import __version__
 from .registry import GAMES, game_spec
 from .agents import Agent, Decision, GameResult, SeatInfo, make_agent, play_game
+from .cli import check_writable, fail
+from .recording import Record, RecordingWrapper, recording_file
 from .state import IllegalActionError
 
 METRICS: tuple[str, ...] = ("win_rate", "final_score", "penalty_per_round", "rank")
@@ -245,20 +248,24 @@ def block_seed(seed: int, block: int) -> int:
 
 @dataclass
 class BlockOutcome:
-    """The games of one block, and each entry's seconds in ``act`` over them."""
+    """The games of one block, and each entry's seconds in ``act`` over them; with a
+    recording, each game's record (``rummy_env.recording``)."""
 
     records: list[GameRecord]
     act_seconds: list[float]
+    games: list[Record]
 
 
 class Table:
     """One process's env and agents, built from picklable settings, that plays blocks."""
 
-    def __init__(self, game: str, specs: Sequence[str], env_kwargs: dict[str, Any]) -> None:
+    def __init__(self, game: str, specs: Sequence[str], env_kwargs: dict[str, Any], record: bool = False) -> None:
         try:  # an unknown game, or options its preset refuses
             self.env = game_spec(game).env(**env_kwargs)
         except ValueError as err:
             raise SettingsError(str(err)) from None
+        self.recorder = RecordingWrapper(self.env) if record else None
+        self.specs = list(specs)
         self.game = game
         self.players = self.env.unwrapped.rules.num_players
         if len(specs) != self.players:
@@ -275,18 +282,24 @@ class Table:
         n = self.players
         for agent in self.agents:
             agent.seconds = 0.0
-        records = []
+        records, games = [], []
         for r in range(n):
             seating = [(seat - r) % n for seat in range(n)]
+            if self.recorder is not None:
+                self.recorder.players = [self.specs[entry] for entry in seating]
             try:
-                result = play_game(self.env, [self.agents[entry] for entry in seating], deal)
+                result = play_game(self.recorder if self.recorder is not None else self.env,
+                                   [self.agents[entry] for entry in seating], deal)
             except AgentActionError as err:
                 raise AgentActionError(f"{self.game}, block {block} (deal seed {deal}), game {r + 1} of {n}: "
                                        f"{err}") from None
             records.append(GameRecord(block, r, deal, seating, result))
+            if self.recorder is not None:
+                games.append({**self.recorder.records.pop(), "tournament": {
+                    "seed": seed, "block": block, "game": r, "entries": seating}})
             if after_game is not None:
                 after_game()
-        return BlockOutcome(records, [agent.seconds for agent in self.agents])
+        return BlockOutcome(records, [agent.seconds for agent in self.agents], games)
 
 
 _worker_table: Table | None = None
@@ -298,14 +311,14 @@ _worker_table: Table | None = None
 _WORKER_THREAD_LIMITS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
-def _start_worker(game: str, specs: list[str], env_kwargs: dict[str, Any]) -> None:
+def _start_worker(game: str, specs: list[str], env_kwargs: dict[str, Any], record: bool) -> None:
     global _worker_table
     for name in _WORKER_THREAD_LIMITS:  # read when those libraries load: before the agents are built
         os.environ.setdefault(name, "1")
     torch = sys.modules.get("torch")  # already loaded, as by the parent's main module under spawn
     if torch is not None:
         torch.set_num_threads(1)
-    _worker_table = Table(game, specs, env_kwargs)
+    _worker_table = Table(game, specs, env_kwargs, record)
 
 
 def _play_block_in_worker(block: int, seed: int) -> BlockOutcome:
@@ -421,12 +434,15 @@ def _count(n: int, noun: str) -> str:
 
 
 def evaluate(game: str, agents: Sequence[str], games: int, seed: int, players: int | None = None,
-             workers: int = 1, env_kwargs: dict[str, Any] | None = None, progress: bool = False) -> Report:
+             workers: int = 1, env_kwargs: dict[str, Any] | None = None, progress: bool = False,
+             record: str | os.PathLike | None = None) -> Report:
     """Plays a duplicate-style tournament of ``game`` between the agent specs ``agents``
     (one per entry) and reports it. ``games`` is rounded up to a multiple of the player
     count; ``players`` (default: the game's default) may instead be given as
-    ``env_kwargs["num_players"]``. Raises ``SettingsError`` (a ``ValueError``) for settings
-    that cannot be played, and ``AgentActionError`` when an agent acts illegally."""
+    ``env_kwargs["num_players"]``. With ``record``, every game's record is written to that
+    file (JSON lines, docs/recording.md) in block order, the file appearing only when the
+    tournament is over. Raises ``SettingsError`` (a ``ValueError``) for settings that cannot
+    be played, and ``AgentActionError`` when an agent acts illegally."""
     specs = list(agents)
     if not all(isinstance(s, str) for s in specs):
         raise SettingsError(f"agents must be spec strings, not {specs!r}")
@@ -441,24 +457,36 @@ def evaluate(game: str, agents: Sequence[str], games: int, seed: int, players: i
         if "num_players" in rule_config and rule_config["num_players"] != players:
             raise SettingsError(f"players={players} and env_kwargs num_players={rule_config['num_players']} disagree")
         rule_config["num_players"] = players
-    table = Table(game, specs, rule_config)  # here first: bad settings fail before any worker starts
+    recording = record is not None
+    table = Table(game, specs, rule_config, recording)  # here first: bad settings fail before any worker starts
     n = table.players
     blocks = -(-games // n)
     outcomes: list[BlockOutcome | None] = [None] * blocks
+    written = 0  # blocks whose records are written: they go out in block order, whatever the workers
     start = time.perf_counter()
-    with tqdm(total=blocks * n, unit="game", file=sys.stderr, disable=not progress, desc=game) as bar:
+    with contextlib.ExitStack() as stack:
+        write = None
+        if recording:
+            try:
+                write = stack.enter_context(recording_file(record))
+            except OSError as err:
+                raise SettingsError(f"cannot write the recording {record}: {err.strerror or err}") from None
+        bar = stack.enter_context(tqdm(total=blocks * n, unit="game", file=sys.stderr, disable=not progress, desc=game))
         if workers == 1:
             for b in range(blocks):
                 outcomes[b] = table.play_block(b, seed, after_game=bar.update)
+                written = _write_in_order(outcomes, written, write)
         else:
             # spawned, not forked: a fork of a process whose torch threads have run (a
             # trainer evaluating its policy) can hang in the child
-            with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(game, specs, rule_config),
+            with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
+                                     initargs=(game, specs, rule_config, recording),
                                      mp_context=multiprocessing.get_context("spawn")) as pool:
                 futures = {pool.submit(_play_block_in_worker, b, seed): b for b in range(blocks)}
                 try:
                     for future in as_completed(futures):
                         outcomes[futures[future]] = future.result()
+                        written = _write_in_order(outcomes, written, write)
                         bar.update(n)
                 except BaseException:
                     pool.shutdown(wait=True, cancel_futures=True)
@@ -473,6 +501,17 @@ def evaluate(game: str, agents: Sequence[str], games: int, seed: int, players: i
     return Report(game=game, players=n, specs=specs, games_requested=games, seed=seed, env_kwargs=config,
                   versions=versions(), agents=summarise(specs, records), records=records, workers=workers,
                   wall_seconds=wall, act_seconds=act_seconds)
+
+
+def _write_in_order(outcomes: list[BlockOutcome | None], written: int, write: Callable[[Record], None] | None) -> int:
+    """Writes the records of the blocks from ``written`` on that have arrived, up to the
+    first still missing, and lets them go; returns the next block to write."""
+    while write is not None and written < len(outcomes) and outcomes[written] is not None:
+        for game in outcomes[written].games:
+            write(game)
+        outcomes[written].games = []
+        written += 1
+    return written
 
 
 # ---------------------------------------------------------------------- command line
@@ -503,6 +542,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rule configuration passed to <game>_v0.env(), values as Python literals "
                              "(e.g. max_turns_per_round=100)")
     parser.add_argument("--json", metavar="PATH", help="also write settings, results and every game as JSON")
+    parser.add_argument("--record", metavar="FILE",
+                        help="also write every game, action by action, as JSON lines (replayable: docs/recording.md)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -510,12 +551,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    prog = parser.prog
+    if args.json and args.record and os.path.abspath(args.json) == os.path.abspath(args.record):
+        fail(prog, f"--json and --record name the same file {args.json}")
+    if args.record:  # before any game: a long run must not end unable to write its recording
+        check_writable(prog, "--record", args.record)
     if "" not in sys.path and os.getcwd() not in sys.path:  # as `python -m` does: module:Class specs of this folder
         sys.path.insert(0, os.getcwd())
     try:
         report = evaluate(args.game, args.agents, args.games, args.seed, players=args.players,
                           workers=args.workers, env_kwargs=dict(args.env_kwargs),
-                          progress=not args.no_progress and sys.stderr.isatty())
+                          progress=not args.no_progress and sys.stderr.isatty(), record=args.record)
     except SettingsError as err:
         parser.error(str(err))
     except AgentActionError as err:
@@ -526,6 +572,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.json, "w") as f:
             json.dump(report.to_dict(), f, indent=1)
         print(f"wrote {args.json}")
+    if args.record:
+        print(f"wrote {args.record} ({report.games_played} games)")
     return 0
 
 

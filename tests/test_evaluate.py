@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from rummy_env.agents import AGENT_NAMES, Agent, GameResult, RandomAgent, make_agent
+from rummy_env.recording import read_records, replay
 from rummy_env.evaluate import (
     _T975,
     AgentActionError,
@@ -262,6 +263,34 @@ def test_settings_errors_are_clear():
         evaluate("three_thirteen", ["random", "random", "random", "nonsense"], games=4, seed=0)
 
 
+# ---------------------------------------------------------------- recording
+def test_the_recording_is_complete_in_block_order_and_the_same_for_any_number_of_workers(tmp_path):
+    specs = [LOWEST, "random", "greedy"]
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    report = evaluate("contract_rummy", specs, games=6, seed=4, players=3, env_kwargs=SHORT, record=one)
+    evaluate("contract_rummy", specs, games=6, seed=4, players=3, env_kwargs=SHORT, record=two, workers=2)
+    assert one.read_bytes() == two.read_bytes()
+    records = [record for _, record in read_records(one)]
+    games = report.to_dict()["games"]
+    assert len(records) == report.games_played == 6
+    for record, game in zip(records, games):
+        assert record["tournament"] == {"seed": 4, "block": game["block"], "game": game["game"],
+                                        "entries": game["entries"]}
+        assert record["players"] == game["seats"] and record["seed"] == game["seed"]
+        assert record["env"] == {"num_players": 3, "rules": SHORT, "reward_mode": "relative"}
+        result = replay(record)
+        assert (result.scores, result.round_penalties, result.winners, result.decisions) == (
+            game["scores"], game["round_penalties"], game["winners"], game["decisions"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.jsonl", "two.jsonl"]  # no temporary files left
+
+
+def test_a_run_stopped_by_an_illegal_action_leaves_no_recording(tmp_path):
+    with pytest.raises(AgentActionError):
+        evaluate("three_thirteen", ["random", f"{__name__}:IllegalActionAgent", "random", "random"], games=8,
+                 seed=0, env_kwargs=SHORT, record=tmp_path / "games.jsonl")
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---------------------------------------------------------------- illegal actions
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_illegal_action_stops_the_run_naming_the_agent(workers):
@@ -280,11 +309,12 @@ def test_cli_end_to_end_writes_the_report_as_json(tmp_path):
     specs = ["random", "random", "rummy_env.agents.base:RandomAgent", "random"]
     cmd = [sys.executable, "-m", "rummy_env.evaluate", "--game", "toonerville_rook", "--agents", *specs,
            "--games", "6", "--seed", "3", "--env-kwargs", "max_turns_per_round=8", "--json", str(out),
-           "--no-progress"]
+           "--record", str(tmp_path / "games.jsonl"), "--no-progress"]
     run = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO,
                          env=dict(os.environ, PYTHONPATH=REPO), timeout=120)
     assert run.returncode == 0, run.stderr
     assert "rounded up to 8" in run.stdout and "parity (1/N): win rate 0.250" in run.stdout
+    assert f"wrote {tmp_path / 'games.jsonl'} (8 games)" in run.stdout
     data = json.loads(out.read_text())
     assert data["settings"]["agents"] == specs and data["settings"]["env_kwargs"] == SHORT
     assert data["settings"]["versions"]["rummy_env"]
@@ -299,6 +329,9 @@ def test_cli_end_to_end_writes_the_report_as_json(tmp_path):
     # The CLI reports exactly what the library call does.
     library = evaluate("toonerville_rook", specs, games=6, seed=3, env_kwargs=SHORT).to_dict()
     assert without_execution(json.loads(json.dumps(library))) == without_execution(data)
+    recorded = [record for _, record in read_records(tmp_path / "games.jsonl")]
+    assert [(r["tournament"]["block"], r["tournament"]["game"]) for r in recorded] == [
+        (g["block"], g["game"]) for g in data["games"]]
 
 
 def test_cli_usage_errors(capsys):
