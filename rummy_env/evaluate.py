@@ -47,7 +47,7 @@ from tqdm import tqdm
 from . import __version__
 from .registry import GAMES, game_spec
 from .agents import Agent, Decision, GameResult, SeatInfo, make_agent, play_game
-from .cli import check_writable, fail
+from .cli import OneLineParser, check_writable, fail
 from .recording import Record, RecordingWrapper, recording_file
 from .state import IllegalActionError
 
@@ -273,6 +273,11 @@ class Table:
                                 f"(one per entry), not {len(specs)}: {' '.join(specs)}")
         try:
             self.agents = [TimedAgent(make_agent(spec), spec) for spec in specs]
+            # each agent seated once before any game: an agent that cannot play this table (a
+            # checkpoint of another game or table size) says so now, not after hours of play
+            raw = self.env.unwrapped
+            for seat, agent in enumerate(self.agents):
+                agent.start_game(SeatInfo.of(raw, raw.possible_agents[seat]), None)
         except ValueError as err:
             raise SettingsError(str(err)) from None
 
@@ -527,7 +532,7 @@ def parse_env_kwarg(text: str) -> tuple[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="rummy-eval", description="A fair (duplicate-style) tournament between agents, with 95% intervals.",
         epilog="Agent specs: random, greedy, expert, or module:Class (an Agent subclass). See docs/evaluation.md.")
     parser.add_argument("--game", required=True, choices=list(GAMES))
@@ -554,8 +559,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = parser.prog
     if args.json and args.record and os.path.abspath(args.json) == os.path.abspath(args.record):
         fail(prog, f"--json and --record name the same file {args.json}")
-    if args.record:  # before any game: a long run must not end unable to write its recording
-        check_writable(prog, "--record", args.record)
+    for option, path in (("--json", args.json), ("--record", args.record)):
+        if path:  # before any game: a long run must not end unable to write its output
+            check_writable(prog, option, path)
     if "" not in sys.path and os.getcwd() not in sys.path:  # as `python -m` does: module:Class specs of this folder
         sys.path.insert(0, os.getcwd())
     try:
@@ -563,7 +569,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           workers=args.workers, env_kwargs=dict(args.env_kwargs),
                           progress=not args.no_progress and sys.stderr.isatty(), record=args.record)
     except SettingsError as err:
-        parser.error(str(err))
+        fail(prog, err)
     except AgentActionError as err:
         print(f"rummy-eval: error: {err}", file=sys.stderr)
         return 1

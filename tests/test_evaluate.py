@@ -7,11 +7,13 @@ below play, so nothing here needs the heuristic baselines."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -342,6 +344,49 @@ def test_cli_usage_errors(capsys):
     with pytest.raises(SystemExit):
         main(["--game", "three_thirteen", "--agents", *["random"] * 4, "--env-kwargs", "no_equals_sign"])
     assert "expected key=value" in capsys.readouterr().err
+
+
+FOUR = ["--agents", "random", "random", "random", "random"]
+TRAINER = pytest.mark.skipif(importlib.util.find_spec("rummy_training") is None, reason="needs the train extra")
+
+
+@pytest.mark.parametrize("args, message", [
+    ([*FOUR, "--bogus"], "unrecognized arguments: --bogus (see rummy-eval --help)"),
+    (["--game", "gin", *FOUR[1:]], "argument --game: invalid choice: 'gin'"),
+    ([*FOUR, "--games", "many"], "argument --games: invalid int value: 'many'"),
+    ([*FOUR, "--games", "0"], "games must be a positive integer, not 0"),
+    ([*FOUR, "--seed", "-1"], "seed must be a non-negative integer, not -1"),
+    ([*FOUR, "--workers", "0"], "workers must be a positive integer, not 0"),
+    ([*FOUR, "--players", "9"], "three_thirteen is for 2 to 4 players, not 9"),
+    (["--agents", "random", "nonsense", "random", "random"], "unknown agent spec 'nonsense'; accepted: one of random"),
+    (["--agents", "random", "no_such_module_xyz:Agent", "random", "random"], "cannot import 'no_such_module_xyz'"),
+    (["--agents", "random", "random"], "three_thirteen with 4 players needs exactly 4 agent specs (one per entry), not 2"),
+    (["--agents", "random", "random", "random", "missing.pt"], "missing.pt"),
+    pytest.param(["--agents", "random", "random", "random", "garbage.pt"], "checkpoint garbage.pt cannot be read",
+                 marks=TRAINER),
+    pytest.param(["--agents", "random", "random", "random", "{repo}/checkpoints/toonerville_rook.pt"],
+                 "checkpoints/toonerville_rook.pt was trained on toonerville_rook, not three_thirteen", marks=TRAINER),
+    ([*FOUR, "--env-kwargs", "bogus=1"], "three_thirteen() got an unexpected keyword argument 'bogus'"),
+    ([*FOUR, "--env-kwargs", "no_equals_sign"], "argument --env-kwargs: expected key=value"),
+    ([*FOUR, "--env-kwargs", "max_turns_per_round=-3"], "max_turns_per_round must be a positive integer, not -3"),
+    ([*FOUR, "--json", "no_such_folder/out.json"], "--json no_such_folder/out.json is in no_such_folder, which does not exist"),
+    ([*FOUR, "--record", "."], "--record . is a folder"),
+    ([*FOUR, "--record", "garbage.pt/games.jsonl"], "is in garbage.pt, which is not a folder"),
+    ([*FOUR, "--json", "out", "--record", "./out"], "--json and --record name the same file out"),
+])
+def test_every_user_error_is_one_line_and_exit_2_before_any_game_with_nothing_written(tmp_path, args, message):
+    """A million games are asked for: the error must come before the first of them."""
+    (tmp_path / "garbage.pt").write_text("not a checkpoint")
+    args = [a.format(repo=REPO) for a in args]
+    game = [] if "--game" in args else ["--game", "three_thirteen"]
+    run = subprocess.run([sys.executable, "-m", "rummy_env.evaluate", *game, "--games", "1000000", *args,
+                          "--no-progress"], capture_output=True, text=True, cwd=tmp_path,
+                         env=dict(os.environ, PYTHONPATH=REPO), timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith("rummy-eval: error: ") and run.stderr.count("\n") == 1, run.stderr
+    assert message in run.stderr
+    assert run.stdout == ""
+    assert [p.name for p in Path(tmp_path).iterdir()] == ["garbage.pt"]
 
 
 def test_cli_illegal_action_exits_with_the_error(capsys):
