@@ -43,3 +43,15 @@ def check_writable(prog: str, option: str, path: str | os.PathLike) -> None:
         return
     fail(prog, f"{option} {path} {problem}")
 
+
+def check_writable_folder(prog: str, option: str, path: str | os.PathLike) -> None:
+    """Ends the command (``fail``) unless ``path`` is a writable folder or one that can be
+    made (its nearest existing parent is a writable folder); makes nothing."""
+    path = Path(path)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        fail(prog, f"{option} {path}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        fail(prog, f"{option} {path}: {existing} is not writable")

@@ -23,3 +23,22 @@ def test_a_parser_error_is_one_line_naming_the_problem(capsys):
     assert info.value.code == 2 and err.count("\n") == 1
     assert err.startswith("rummy-x: error: argument --games: invalid int value: 'many'")
     assert err.rstrip().endswith("(see rummy-x --help)")
+
+
+def test_output_paths_are_checked_without_writing_anything(tmp_path, capsys, monkeypatch):
+    from rummy_env.cli import check_writable, check_writable_folder
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a_file").write_text("")
+    check_writable("rummy-x", "--json", "out.json")
+    check_writable_folder("rummy-x", "--out", "new/deeper")
+    for check, path, problem in [
+        (check_writable, ".", "--json . is a folder"),
+        (check_writable, "missing/out.json", "--json missing/out.json is in missing, which does not exist"),
+        (check_writable, "a_file/out.json", "--json a_file/out.json is in a_file, which is not a folder"),
+        (check_writable_folder, "a_file/deeper", "--json a_file/deeper: a_file is not a folder"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            check(prog="rummy-x", option="--json", path=path)
+        assert info.value.code == 2 and capsys.readouterr().err == f"rummy-x: error: {problem}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]

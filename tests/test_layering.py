@@ -24,7 +24,7 @@ LAYER_OF = {
     "engine": "engine", "observation": "engine", "observation_view": "engine",
     "env": "env", "registry": "env", "__init__": "env",
     "agents": "agents", "wrappers": "agents", "recording": "agents",
-    "evaluate": "evaluation", "play": "evaluation",
+    "evaluate": "evaluation", "play": "evaluation", "replay": "evaluation", "replay_page": "evaluation",
 }
 """The layer of each module of ``rummy_env`` by its first name below the package (``rules``
 and ``agents`` are packages: all their modules); every ``<game>_v0`` env module is in env."""

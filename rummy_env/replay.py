@@ -1,0 +1,162 @@
+"""Step through recorded games in a browser: ``rummy-replay FILE [--out DIR] [--seat N]``.
+
+    rummy-eval --game contract_rummy --agents expert greedy greedy random --games 4 --record games.jsonl
+    rummy-replay games.jsonl --out replays              # replays/games-1.html .. games-4.html
+    rummy-replay games.jsonl --out replays --seat 2     # only what seat 2 saw
+
+Writes one self-contained HTML page per game of a recording (docs/recording.md): its CSS,
+script and data inline, so that it opens anywhere with no network. The page steps through
+the game forwards and back (buttons, arrow keys, a slider): every hand (or, with
+``--seat``, that seat's hand and the others' card counts), the table's melds, the discard
+pile's top, the stock, each action with its seat, round results and scores, and the wild
+rank or contract. The states are built here by replaying each record exactly (a record
+that does not replay is an error) and stored in the page as the changes from one step to
+the next. A user's error is one line and exit code 2, with nothing written.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from .cli import OneLineParser, check_writable_folder, fail
+from .recording import Record, RecordError, read_records, replay_steps
+from .replay_page import render_page
+
+PROG = "rummy-replay"
+
+
+class CardTable:
+    """Card text to small integers: a page names each card by its index in one list."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, text: str | None) -> int | None:
+        if text is None:
+            return None
+        return self.index.setdefault(text, len(self.index))
+
+    def texts(self) -> list[str]:
+        return list(self.index)
+
+
+def step_state(view: dict[str, Any], names: list[str], card: CardTable) -> dict[str, Any]:
+    """One step's state from ``describe()`` (or a seat's ``describe(agent)``), compactly:
+    seats by index, cards by index into the page's card list. A seat's hand is present
+    only when the view shows it."""
+    seat = {name: i for i, name in enumerate(names)}
+    contract, left, question = view["contract"], view["contract_left"], view.get("buy_question")
+    state = {
+        "round": view["round"], "phase": view["phase"], "dealer": view["dealer"], "turns": view["turns"],
+        "current": seat.get(view["current"], -1), "to_act": seat.get(view["to_act"], -1),
+        "sizes": [view["hand_sizes"][a] for a in names],
+        "stock": view["stock_size"],
+        "top": card(view["discard"][-1]) if view["discard"] else None, "pile": len(view["discard"]),
+        "melds": [[seat[m["owner"]], m["kind"], [card(c) for c in m["cards"]],
+                   m["represents"] if m["kind"] == "run" else None] for m in view["melds"]],
+        "scores": [view["scores"][a] for a in names],
+        "penalties": [[p[a] for a in names] for p in view["round_penalties"]],
+        "down": [int(view["gone_down"][a]) for a in names],
+        "wild": view["wild_rank"],
+        "contract": None if contract is None else _contract_text(contract),
+        "left": None if left is None else f"{left['sets']} set(s), {left['runs']} run(s) still to lay",
+        "taken": card(view["taken_from_discard"]), "must": card(view["must_place"]),
+        "question": None if question is None else [seat[question["asked"]], card(question["card"])],
+        "buys": [view["buys"][a] for a in names] if "buys" in view else None,
+    }
+    for a, cards in view["hands"].items():
+        state[f"hand{seat[a]}"] = [card(c) for c in cards]
+    return state
+
+
+def _contract_text(contract: dict[str, Any]) -> str:
+    parts = [f"{contract[k]} {k[:-1] if contract[k] == 1 else k}" for k in ("sets", "runs") if contract[k]]
+    extra = (", every card" if contract["down_means_out"] else "") + (
+        ", out by melding" if contract["out_by_melding"] else "")
+    return " + ".join(parts) + extra
+
+
+def page_data(record: Record, seat: int | None = None) -> dict[str, Any]:
+    """What a page shows of one recorded game: its settings, every action, and each step's
+    state as the keys that changed since the step before (step 0, the deal, in full).
+    Replays the record exactly; ``ReplayError`` names the step where it departs."""
+    card = CardTable()
+    steps = replay_steps(record)
+    _, env = next(steps)  # the deal
+    names = list(env.possible_agents)
+    viewer = None if seat is None else names[seat]
+    frames: list[dict[str, Any]] = []
+    previous: dict[str, Any] = {}
+    for _, env in itertools.chain([(0, env)], steps):
+        state = step_state(env.describe(viewer), names, card)
+        frames.append({key: value for key, value in state.items() if previous.get(key, ()) != value})
+        previous = state
+    return {
+        "game": record["game"], "seed": record["seed"], "env": record["env"], "deck": env.rules.deck.kind,
+        "num_rounds": env.rules.num_rounds, "names": names, "players": record["players"], "seat": seat,
+        "tournament": record.get("tournament"), "cards": card.texts(),
+        "actions": [[a["seat"], a["text"]] for a in record["actions"]], "frames": frames,
+        "result": record["result"],
+    }
+
+
+def page_names(source: Path, count: int, seat: int | None) -> list[str]:
+    """``<stem>-<k>.html`` for games k = 1..count (``-seat<N>`` added with a seat)."""
+    width = len(str(count))
+    suffix = "" if seat is None else f"-seat{seat}"
+    return [f"{source.stem}-{k:0{width}d}{suffix}.html" for k in range(1, count + 1)]
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(prog=PROG, description="One self-contained HTML page per game of a recording "
+                                                  "(rummy-eval --record), to step through in a browser.",
+                           epilog="See docs/recording.md.")
+    parser.add_argument("file", metavar="FILE", help="a recording: JSON lines, one game per line")
+    parser.add_argument("--out", metavar="DIR", default=".",
+                        help="folder for the pages, made if missing (default: the current folder)")
+    parser.add_argument("--seat", metavar="N", type=int,
+                        help="show only what seat N saw: its own hand, the others' card counts")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    source, out = Path(args.file), Path(args.out)
+    if not source.is_file():
+        fail(PROG, f"{source} {'is a folder' if source.is_dir() else 'does not exist'}")
+    check_writable_folder(PROG, "--out", out)
+    try:
+        records = list(read_records(source))
+    except RecordError as err:
+        fail(PROG, err)
+    except UnicodeDecodeError:
+        fail(PROG, f"{source} is not text: not a recording")
+    except OSError as err:
+        fail(PROG, f"{source} cannot be read: {err.strerror or err}")
+    if not records:
+        fail(PROG, f"{source} holds no games")
+    for number, record in records:
+        players = record["env"]["num_players"]
+        if args.seat is not None and not 0 <= args.seat < players:
+            fail(PROG, f"--seat {args.seat}: the game on line {number} has {players} players, seats 0 to {players - 1}")
+    pages = []
+    for number, record in records:  # every page is built before any is written
+        try:
+            pages.append(render_page(page_data(record, args.seat)))
+        except RecordError as err:
+            fail(PROG, f"{source}, line {number}: {err}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, page in zip(page_names(source, len(pages), args.seat), pages):
+            (out / name).write_text(page, encoding="utf-8")
+            print(out / name)
+    except OSError as err:  # what the checks up front cannot foresee (a full disk, a special file system)
+        fail(PROG, f"cannot write to {out}: {err.strerror or err}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
