@@ -21,9 +21,12 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from .cards import CardSet
 from .cli import OneLineParser, check_writable_folder, fail
+from .env import RummyEnv
 from .recording import Record, RecordError, read_records, replay_steps
 from .replay_page import render_page
+from .state import TableMeld
 
 PROG = "rummy-replay"
 
@@ -79,6 +82,29 @@ def _contract_text(contract: dict[str, Any]) -> str:
     return " + ".join(parts) + extra
 
 
+def run_in_order(meld: TableMeld, card_set: CardSet) -> list[int]:
+    """A run's cards from low to high, each wild where it stands: the table keeps them in
+    the order they were laid (``J K JK 10``), hard to read as a run (``10 J JK K``)."""
+    ranks = card_set.num_ranks
+    naturals = {face % ranks: face for face in meld.meld.naturals}
+    wilds = list(meld.cards)
+    for face in meld.meld.naturals:
+        wilds.remove(face)
+    ordered = [naturals.pop(p % ranks) if p % ranks in naturals else wilds.pop() if wilds else None
+               for p in range(meld.meld.low, meld.meld.high + 1)]
+    return list(meld.cards) if None in ordered or wilds else ordered  # laid order, should the table ever disagree
+
+
+def game_view(env: RummyEnv, viewer: str | None) -> dict[str, Any]:
+    """``env.describe(viewer)``, with every run's cards in run order."""
+    view = env.describe(viewer)
+    card_set = env.engine.card_set
+    for shown, meld in zip(view["melds"], env.game_state.table):
+        if shown["kind"] == "run":
+            shown["cards"] = [card_set.format(face) for face in run_in_order(meld, card_set)]
+    return view
+
+
 def page_data(record: Record, seat: int | None = None) -> dict[str, Any]:
     """What a page shows of one recorded game: its settings, every action, and each step's
     state as the keys that changed since the step before (step 0, the deal, in full).
@@ -91,7 +117,7 @@ def page_data(record: Record, seat: int | None = None) -> dict[str, Any]:
     frames: list[dict[str, Any]] = []
     previous: dict[str, Any] = {}
     for _, env in itertools.chain([(0, env)], steps):
-        state = step_state(env.describe(viewer), names, card)
+        state = step_state(game_view(env, viewer), names, card)
         frames.append({key: value for key, value in state.items() if previous.get(key, ()) != value})
         previous = state
     return {

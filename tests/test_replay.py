@@ -17,7 +17,7 @@ import pytest
 import rummy_env
 from rummy_env.agents import make_agent, play_game
 from rummy_env.recording import RecordingWrapper, record_line, recording_file, replay_steps
-from rummy_env.replay import page_data, step_state
+from rummy_env.replay import game_view, page_data, run_in_order, step_state
 from rummy_env.replay_page import render_page
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,10 +55,29 @@ def test_every_step_of_a_page_is_the_replayed_games_state(game, games):
     assert data["actions"] == [[a["seat"], a["text"]] for a in record["actions"]]
     assert data["result"] == record["result"] and data["players"] == record["players"]
     for step, env in replay_steps(record):
-        expected = step_state(env.describe(), data["names"], _Named(data["cards"]))
+        expected = step_state(game_view(env, None), data["names"], _Named(data["cards"]))
         assert states[step] == json.loads(json.dumps(expected)), step
     last = states[-1]
     assert last["scores"] == record["result"]["scores"] and last["penalties"] == record["result"]["round_penalties"]
+
+
+def test_runs_are_shown_low_to_high_with_each_wild_where_it_stands(games):
+    runs = 0
+    for game in ("three_thirteen", "contract_rummy", "toonerville_rook"):
+        for _, env in replay_steps(games[game]):
+            cs = env.engine.card_set
+            for meld in env.game_state.table:
+                if meld.meld.kind != "run":
+                    continue
+                runs += 1
+                ordered = run_in_order(meld, cs)
+                assert sorted(ordered) == sorted(meld.cards)
+                wilds = iter(meld.meld.wild_positions(cs.num_ranks))
+                naturals = list(meld.meld.naturals)
+                places = [cs.rank(naturals.pop(naturals.index(f))) if f in naturals else next(wilds) for f in ordered]
+                assert places == list(range(meld.meld.low, meld.meld.high + 1)) or (
+                    places[-1] == 0 and places[:-1] == list(range(meld.meld.low, meld.meld.high)))  # an ace high
+    assert runs > 20
 
 
 class _Named:
