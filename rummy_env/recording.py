@@ -57,22 +57,27 @@ class RecordingWrapper(BaseWrapper):
                  on_record: Callable[[Record], None] | None = None) -> None:
         super().__init__(env)
         self.raw: RummyEnv = env.unwrapped
+        raw = self.raw
         self.players = players
         self.on_record = on_record
         self.records: list[Record] = []
         self._game: Record | None = None
+        # kept as JSON text, so that options that are not JSON fail here, before any game,
+        # and each record gets its own copy
+        self._env_options = json.dumps({"num_players": raw.rules.num_players, "rules": env_rules(raw),
+                                        "reward_mode": raw.reward_mode})
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self.env.reset(seed=seed, options=options)
         raw = self.raw
-        players = [f"player_{s}" for s in range(raw.rules.num_players)] if self.players is None else self.players
+        players = raw.possible_agents if self.players is None else self.players
         if len(players) != raw.rules.num_players:
             raise ValueError(f"players names {len(players)} seats, but the game has {raw.rules.num_players}")
+        self.env.reset(seed=seed, options=options)
         self._game = {
             "format": FORMAT,
             "rummy_env": __version__,
             "game": game_name(raw),
-            "env": {"num_players": raw.rules.num_players, "rules": env_rules(raw), "reward_mode": raw.reward_mode},
+            "env": json.loads(self._env_options),
             "seed": raw.game_seed,
             "options": scenario_options(options),
             "players": [str(p) for p in players],
@@ -105,7 +110,7 @@ def env_rules(raw: RummyEnv) -> dict[str, Any]:
     rules = {key: value for key, value in raw.rule_config.items() if key != "num_players"}
     try:
         return json.loads(json.dumps(rules))
-    except TypeError as err:
+    except (TypeError, ValueError) as err:
         raise ValueError(f"a recording keeps the rule options as JSON, and {rules} is not: {err}") from None
 
 

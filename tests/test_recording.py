@@ -119,6 +119,10 @@ def test_only_whole_games_are_recorded_and_illegal_actions_are_not():
     (record,) = env.records
     assert record["seed"] == 2 and all(a["action"] is not None for a in record["actions"])
     replay(record)
+    env.players = ["one", "two", "three"]
+    with pytest.raises(ValueError, match="players names 3 seats, but the game has 2"):
+        env.reset(seed=3)
+    assert env.unwrapped.game_seed == 2  # refused before the env was reset
 
 
 def test_the_wrapper_passes_pettingzoos_api_test():
