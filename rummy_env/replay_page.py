@@ -111,6 +111,7 @@ function render() {
   const rule = s.contract ? `contract: ${esc(s.contract)}` : `wild rank: ${esc(wild === "T" ? "10" : wild)}`;
   const notes = [`round ${s.round} of ${DATA.num_rounds}`, rule, `dealer ${who(s.dealer)}`, `turn ${s.turns}`,
                  s.to_act >= 0 ? `${s.phase.replace("_", " ")}: ${who(s.to_act)} to act` : s.phase.replace("_", " ")];
+  if (s.current >= 0 && s.current !== s.to_act) notes.push(`${who(s.current)}'s turn`);  // a buy question
   if (s.left) notes.push(esc(s.left));
   if (s.must !== null) notes.push(`must place ${esc(DATA.cards[s.must])}`);
   $("status").innerHTML = notes.join(" \u00b7 ");
