@@ -16,6 +16,8 @@ segment, bootstrapped from the waiting decision's value.
 
 from __future__ import annotations
 
+import io
+import pickle
 import socket
 import time
 from dataclasses import dataclass, field
@@ -32,6 +34,9 @@ from .features import FEATURES
 from .model import PolicyNet
 
 LEARNER = "self"
+STATIC_PARTS = ("engine", "layout", "observer", "rules", "observation_spaces", "action_spaces")
+"""The parts of an env that its rules fix: a collector's saved state refers to them instead of
+holding them (they are most of an env's size), and a restored collector uses its own."""
 
 
 def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_value: float, gamma: float,
@@ -133,6 +138,24 @@ class Collector:
                             self.config.hidden_sizes)
             net.load_state_dict(weights)
             self.pool.append(net.eval())
+
+    # ------------------------------------------------------------------ saving and restoring
+    def state(self) -> bytes:
+        """Everything later collections depend on, pickled: the random streams, the games in
+        progress (each env, the seats' controllers, the baseline agents with their own random
+        state) and each trained seat's pending decision. Taken between collections."""
+        static = {id(getattr(table.env, name)): (name, i) for i, table in enumerate(self.tables)
+                  for name in STATIC_PARTS}
+        buffer = io.BytesIO()
+        _StatePickler(buffer, static).dump({"rng": self.rng, "generator": self.generator.get_state(),
+                                            "tables": self.tables, "games": self.games})
+        return buffer.getvalue()
+
+    def restore(self, state: bytes) -> None:
+        """Continues from ``state`` (of a collector of the same config, stream and share of games)."""
+        saved = _StateUnpickler(io.BytesIO(state), self.tables).load()
+        self.rng, self.tables, self.games = saved["rng"], saved["tables"], saved["games"]
+        self.generator.set_state(saved["generator"])
 
     # ------------------------------------------------------------------ games
     def _new_game(self, table: _Table) -> None:
@@ -256,3 +279,22 @@ class Collector:
         )
         self.ready, self.games = [], []
         return batch
+
+
+class _StatePickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, static: dict[int, tuple[str, int]]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.static = static
+
+    def persistent_id(self, obj: Any) -> tuple[str, int] | None:
+        return self.static.get(id(obj))
+
+
+class _StateUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, tables: list[_Table]) -> None:
+        super().__init__(file)
+        self.tables = tables
+
+    def persistent_load(self, key: tuple[str, int]) -> Any:
+        name, index = key
+        return getattr(self.tables[index].env, name)
