@@ -37,7 +37,7 @@ from .checkpoint import build_network
 from .config import TrainConfig, config_from_dict
 from .features import FEATURES
 from .model import PolicyNet
-from .stopping import ignore_interrupts
+from .stopping import ctrl_c_blocked
 
 
 @dataclass
@@ -125,7 +125,6 @@ _recorded: Any = None
 
 def _start_worker(recorded: Any) -> None:
     global _recorded
-    ignore_interrupts()
     torch.set_num_threads(1)  # each worker's network sees one decision at a time: more threads would only contend
     _recorded = recorded
 
@@ -156,7 +155,9 @@ def collect_demonstrations(config: TrainConfig, round_index: int = 0,
         context = multiprocessing.get_context("spawn")
         recorded = context.Value("q", 0)
         # a Pool, not a ProcessPoolExecutor: leaving the block early (a stop) terminates its workers at once
-        with context.Pool(workers, initializer=_start_worker, initargs=(recorded,)) as pool:
+        with ctrl_c_blocked():
+            pool = context.Pool(workers, initializer=_start_worker, initargs=(recorded,))
+        with pool:
             parts = pool.starmap_async(_play_in_worker, [(config.to_dict(), stream, share, weights)
                                                          for stream in streams])
             while not parts.ready():

@@ -5,14 +5,16 @@ wherever the run is: the trainer's ``finally`` blocks then stop the rollout work
 close the logs, and the command reports where the run can be resumed. Inside
 ``deferred_signals()`` (the writing of last.pt and the note of what it holds) a signal
 waits for the block's end, so that the run's last.pt is always one whole update's state and
-the report names that update. Worker processes ignore SIGINT (a terminal sends it to the
-whole process group): the trainer stops them.
+the report names that update. A terminal sends Ctrl-C to the whole process group: worker
+processes are started inside ``ctrl_c_blocked()``, so that they never see it (not even while
+they start) and the trainer stops them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+from multiprocessing import resource_tracker
 from types import FrameType
 from typing import Iterator
 
@@ -70,6 +72,14 @@ def deferred_signals() -> Iterator[None]:
         raise Stopped(signum)
 
 
-def ignore_interrupts() -> None:
-    """For worker processes: Ctrl-C reaches them too, but it is the trainer that stops them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+@contextlib.contextmanager
+def ctrl_c_blocked() -> Iterator[None]:
+    """Processes started in the block begin with SIGINT blocked, as the block holds it (a
+    process inherits the signal mask, across exec too); here a SIGINT that arrives meanwhile
+    takes effect at the block's end."""
+    resource_tracker.ensure_running()  # its first start unblocks SIGINT: it must not happen in the block
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -28,7 +28,7 @@ from .checkpoint import build_network
 from .config import TrainConfig, config_from_dict
 from .model import PolicyNet
 from .rollout import Batch, Collector
-from .stopping import ignore_interrupts
+from .stopping import ctrl_c_blocked
 
 
 class RolloutWorkers(Protocol):
@@ -106,7 +106,6 @@ class InProcessWorkers:
 
 def _process_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int],
                   state: bytes | None) -> None:
-    ignore_interrupts()
     network, collector = worker_collector(config, stream, num_envs, sizes, state)
     try:
         while True:
@@ -140,7 +139,8 @@ class ProcessWorkers:
             state = states[stream] if states is not None else None
             process = context.Process(target=_process_main, args=(child, config.to_dict(), stream, games, sizes, state),
                                       daemon=True)
-            process.start()
+            with ctrl_c_blocked():
+                process.start()
             self.connections.append(parent)
             self.processes.append(process)
 
