@@ -36,6 +36,7 @@ from rummy_training.stopping import Stopped
 from rummy_training.features import ContractExpert, ContractPlan, ThreeThirteenPenalties
 from rummy_training.imitation import imitate, play_demonstrations
 from rummy_training.rollout import Collector, seat_gae
+from rummy_training.workers import shares
 
 REPO = Path(__file__).resolve().parent.parent
 GAMES = tuple(rummy_env.GAMES)
@@ -340,20 +341,26 @@ def _assert_same_state(a: Path, b: Path) -> None:
     x, y = load_checkpoint(a / "last.pt"), load_checkpoint(b / "last.pt")
     for name in ("weights", "optimizer", "pool", "history", "generator"):
         torch.testing.assert_close(x[name], y[name], rtol=0, atol=0, msg=name)
-    assert {k: v for k, v in x["counters"].items() if k != "seconds"} == \
-        {k: v for k, v in y["counters"].items() if k != "seconds"}
+
+    def untimed(counters: dict) -> dict:
+        return {k: untimed(v) if isinstance(v, dict) else v for k, v in counters.items() if k != "seconds"}
+
+    assert untimed(x["counters"]) == untimed(y["counters"])
     config = config_from_dict(x["config"])
-    batches = []
-    for data in (x, y):
-        network = build_network(config, data["observation_size"], data["action_size"])
-        network.load_state_dict(data["weights"])
-        collector = Collector(config, 0, config.num_envs, network)
-        collector.set_pool(data["pool"])
-        collector.restore(data["rollout"][0])
-        batches.append(collector.collect(2048))
-    for name in ("observations", "masks", "actions", "log_probs", "advantages"):
-        assert np.array_equal(getattr(batches[0], name), getattr(batches[1], name)), name
-    assert batches[0].games == batches[1].games and batches[0].games
+    games = shares(config) if config.num_workers else [config.num_envs]
+    assert len(x["rollout"]) == len(y["rollout"]) == len(games)
+    for stream, share in enumerate(games):
+        batches = []
+        for data in (x, y):
+            network = build_network(config, data["observation_size"], data["action_size"])
+            network.load_state_dict(data["weights"])
+            collector = Collector(config, stream, share, network)
+            collector.set_pool(data["pool"])
+            collector.restore(data["rollout"][stream])
+            batches.append(collector.collect(2048))
+        for name in ("observations", "masks", "actions", "log_probs", "advantages"):
+            assert np.array_equal(getattr(batches[0], name), getattr(batches[1], name)), name
+        assert batches[0].games == batches[1].games and batches[0].games
 
 
 def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(tmp_path: Path, monkeypatch):
@@ -418,6 +425,43 @@ def test_tensorboard_holds_the_learning_curve_in_one_chart(tmp_path: Path):
     win = next(chart for title, chart in charts.items() if "parity" in title)
     assert list(win.multiline.tag) == [f"^learning_curve/{t}$" for t in ("win_rate", "win_rate_low", "win_rate_high",
                                                                           "parity")]
+
+
+@pytest.mark.slow
+def test_a_run_terminated_through_the_command_line_resumes_as_if_it_had_not_stopped(tmp_path: Path):
+    """Two rollout worker processes, the warm start and an evaluation every update: SIGTERM
+    once update 3 is logged, then --resume alone; the metrics (but timings), the weights and
+    the rest of last.pt equal those of the run that was not stopped."""
+    cmd = [sys.executable, "-m", "rummy_training.ppo", "--num-players", "2", "--total-steps", "3072",
+           "--steps-per-update", "512", "--num-envs", "4", "--num-workers", "2", "--hidden-sizes", "32",
+           "--minibatch-size", "256", "--snapshot-every", "2", "--past-play", "0.3", "--random-play", "0.2",
+           "--rules", "max_turns_per_round", "8", "--eval-every", "1", "--eval-games", "4",
+           "--eval-opponent", "random", "--imitation-agent", "greedy", "--imitation-decisions", "256",
+           "--imitation-epochs", "1", "--run-dir", str(tmp_path), "--no-progress"]
+    subprocess.run([*cmd, "--run-name", "whole"], check=True, cwd=tmp_path, capture_output=True, timeout=600)
+    run = subprocess.Popen([*cmd, "--run-name", "stopped"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    metrics = tmp_path / "stopped" / "metrics.csv"
+    deadline = time.monotonic() + 300
+    while (not metrics.exists() or metrics.read_text().count("\n") < 5) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the header and the rows of updates 0 to 3
+    run.terminate()
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + signal.SIGTERM, err
+    (line,) = err.splitlines()
+    assert line.startswith("python -m rummy_training.ppo: stopped at update ") and "Traceback" not in err
+    stopped_at = int(line.split("stopped at update ")[1].split()[0])
+    assert 2 <= stopped_at < 6  # 2: row 3 logged, its last.pt not yet written (the resumed run drops the row)
+    assert line.endswith(f"resume with: python -m rummy_training.ppo --resume {tmp_path / 'stopped' / 'last.pt'}")
+    resumed = subprocess.run([sys.executable, "-m", "rummy_training.ppo", "--resume",
+                              str(tmp_path / "stopped" / "last.pt")], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    rows = _metrics(tmp_path / "whole")
+    assert [row["update"] for row in rows] == ["0", "1", "2", "3", "4", "5", "6"]
+    assert all(row["eval_win_rate"] for row in rows) and sum(int(row["train_games"]) for row in rows[1:]) >= 3
+    assert _metrics(tmp_path / "stopped") == rows
+    _assert_same_state(tmp_path / "whole", tmp_path / "stopped")
 
 
 # ---------------------------------------------------------------- end to end, per game
