@@ -12,6 +12,11 @@ once its seat has decided again (its next value is then known) or the game is ov
 a collection stops, each trained seat's last decision waits, with the rewards credited so
 far, to open that seat's trajectory in the next collection; GAE runs per trajectory
 segment, bootstrapped from the waiting decision's value.
+
+**Saving.** Between collections, ``Collector.state`` pickles everything later collections
+depend on (random streams, games in progress, pending decisions; not the parts of each env
+that its rules fix), and ``restore`` continues from it: a resumed run plays on exactly as
+the run would have (``workers.py`` gathers the states for last.pt).
 """
 
 from __future__ import annotations
