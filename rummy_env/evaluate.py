@@ -34,6 +34,7 @@ import math
 import multiprocessing
 import os
 import platform
+import signal
 import statistics
 import sys
 import time
@@ -487,7 +488,13 @@ def evaluate(game: str, agents: Sequence[str], games: int, seed: int, players: i
             with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
                                      initargs=(game, specs, rule_config, recording),
                                      mp_context=multiprocessing.get_context("spawn")) as pool:
-                futures = {pool.submit(_play_block_in_worker, b, seed): b for b in range(blocks)}
+                # the workers start (in submit) with Ctrl-C blocked: a terminal sends it to the whole
+                # process group, and it is this process that stops the pool
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    futures = {pool.submit(_play_block_in_worker, b, seed): b for b in range(blocks)}
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
                 try:
                     for future in as_completed(futures):
                         outcomes[futures[future]] = future.result()

@@ -26,12 +26,17 @@ from rummy_env.agents.contract_heuristics import ExpertContract
 from rummy_training import config as config_module
 from rummy_training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
                                        save_checkpoint)
-from rummy_training.config import ConfigError, TrainConfig, config_from_dict, load_config, parse_args
+from rummy_training.cli import parse_args
+from rummy_training.config import ConfigError, TrainConfig, config_from_dict, load_config
 from rummy_training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
+from rummy_training import ppo as ppo_module
+from rummy_training.cli import resume_config
 from rummy_training.ppo import Trainer
+from rummy_training.stopping import Stopped
 from rummy_training.features import ContractExpert, ContractPlan, ThreeThirteenPenalties
 from rummy_training.imitation import imitate, play_demonstrations
 from rummy_training.rollout import Collector, seat_gae
+from rummy_training.workers import shares
 
 REPO = Path(__file__).resolve().parent.parent
 GAMES = tuple(rummy_env.GAMES)
@@ -208,9 +213,9 @@ def test_each_game_has_a_default_config_that_loads(game):
 
 def test_the_command_line_overrides_the_config_file():
     config = parse_args(["--config", str(REPO / "configs" / "three_thirteen.yaml"), "--total-steps", "1000",
-                         "--hidden-sizes", "64", "64", "--greedy-play", "1.5", "--rules", "num_decks", "1"])
+                         "--hidden-sizes", "64", "64", "--greedy-play", "1.5", "--rules", "max_turns_per_round", "50"])
     assert (config.total_steps, config.hidden_sizes, config.greedy_play) == (1000, (64, 64), 1.5)
-    assert config.env_kwargs()["num_decks"] == 1 and config.game == "three_thirteen"
+    assert config.env_kwargs()["max_turns_per_round"] == 50 and config.game == "three_thirteen"
 
 
 @pytest.mark.parametrize("data, words", [
@@ -322,6 +327,141 @@ def test_a_run_resumes_from_its_last_checkpoint(tmp_path: Path):
     assert (first / "metrics.csv").read_text().count("\n") == 4  # header and three updates
     with pytest.raises(CheckpointError, match="trained on three_thirteen, not contract_rummy"):
         Trainer(tiny(game="contract_rummy", num_players=4, run_dir=str(tmp_path), resume=str(first / "last.pt")))
+
+
+def _metrics(run: Path) -> list[dict[str, str]]:
+    """A run's metrics rows, without the columns that time it."""
+    with open(run / "metrics.csv") as f:
+        return [{k: v for k, v in row.items() if k not in TIMINGS} for row in csv.DictReader(f)]
+
+
+def _assert_same_state(a: Path, b: Path) -> None:
+    """Two runs' last.pt hold the same weights, optimiser, pool, counters (but time),
+    history and trainer generator, bit for bit, and rollout states that play on alike."""
+    x, y = load_checkpoint(a / "last.pt"), load_checkpoint(b / "last.pt")
+    for name in ("weights", "optimizer", "pool", "history", "generator"):
+        torch.testing.assert_close(x[name], y[name], rtol=0, atol=0, msg=name)
+
+    def untimed(counters: dict) -> dict:
+        return {k: untimed(v) if isinstance(v, dict) else v for k, v in counters.items() if k != "seconds"}
+
+    assert untimed(x["counters"]) == untimed(y["counters"])
+    config = config_from_dict(x["config"])
+    games = shares(config) if config.num_workers else [config.num_envs]
+    assert len(x["rollout"]) == len(y["rollout"]) == len(games)
+    for stream, share in enumerate(games):
+        batches = []
+        for data in (x, y):
+            network = build_network(config, data["observation_size"], data["action_size"])
+            network.load_state_dict(data["weights"])
+            collector = Collector(config, stream, share, network)
+            collector.set_pool(data["pool"])
+            collector.restore(data["rollout"][stream])
+            batches.append(collector.collect(2048))
+        for name in ("observations", "masks", "actions", "log_probs", "advantages"):
+            assert np.array_equal(getattr(batches[0], name), getattr(batches[1], name)), name
+        assert batches[0].games == batches[1].games and batches[0].games
+
+
+def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(tmp_path: Path, monkeypatch):
+    """A stop after the third update's collection, update and logged row, before its last.pt:
+    the run resumes from update 2 (dropping row 3), with its games in progress, and ends as
+    the run that never stopped (pool snapshots, past and random seats on)."""
+    fields = dict(run_dir=str(tmp_path), total_steps=2560, snapshot_every=2, past_play=0.3, random_play=0.2, seed=4,
+                  num_envs=2, rules={"max_turns_per_round": 8})  # games end in every update
+    whole = Trainer(tiny(run_name="whole", **fields)).train()
+    save_last = Trainer._save_last
+
+    def stop_at_update_3(self, workers):
+        if self.counters["updates"] == 3:
+            raise Stopped(signal.SIGTERM)
+        save_last(self, workers)
+
+    monkeypatch.setattr(Trainer, "_save_last", stop_at_update_3)
+    stopped = Trainer(tiny(run_name="stopped", **fields))
+    with pytest.raises(Stopped):
+        stopped.train()
+    assert stopped.saved == (2, 1024) and len(_metrics(stopped.run_dir)) == 3  # rows of updates 1 to 3
+    assert "stopped at update 2 (env steps 1,024); resume with: rummy-train --resume" in \
+        ppo_module.stop_report(stopped, "rummy-train")
+    monkeypatch.undo()
+    resumed = Trainer(resume_config(str(tmp_path / "stopped" / "last.pt")))
+    assert resumed.run_dir == stopped.run_dir and resumed.rollout_states is not None
+    resumed.train()
+    rows = _metrics(whole)
+    assert rows == _metrics(stopped.run_dir) and len(rows) == 5 and all(int(row["train_games"]) for row in rows)
+    _assert_same_state(whole, stopped.run_dir)
+
+
+def test_a_run_stopped_in_its_warm_start_says_that_nothing_was_saved(tmp_path: Path, monkeypatch):
+    def stop(*args, **kwargs):
+        raise Stopped(signal.SIGINT)
+
+    monkeypatch.setattr(ppo_module, "imitate", stop)
+    trainer = Trainer(tiny(run_dir=str(tmp_path), run_name="w", imitation_agent="greedy", imitation_decisions=50))
+    with pytest.raises(Stopped) as info:
+        trainer.train()
+    assert info.value.exit_code == 130 and not (tmp_path / "w" / "last.pt").exists()
+    assert ppo_module.stop_report(trainer, "rummy-train") == (
+        "stopped during the imitation warm start (its demonstrations are kept in memory only); nothing was "
+        f"saved; start again with: rummy-train --config {tmp_path / 'w' / 'config.yaml'}")
+
+
+def test_tensorboard_holds_the_learning_curve_in_one_chart(tmp_path: Path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.plugins.custom_scalar import layout_pb2
+
+    run = Trainer(tiny(run_dir=str(tmp_path), run_name="tb", eval_every=2, eval_games=2)).train()
+    events = EventAccumulator(str(run / "tensorboard"))
+    events.Reload()
+    curve = {f"learning_curve/{tag}" for tag in ("win_rate", "win_rate_low", "win_rate_high", "parity",
+                                                 "penalty_per_round", "opponent_penalty_per_round")}
+    assert curve <= set(events.Tags()["scalars"]) and "policy_loss" in events.Tags()["scalars"]
+    assert [e.step for e in events.Scalars("learning_curve/parity")] == [1024]
+    assert events.Scalars("learning_curve/parity")[0].value == 0.5
+    layout = layout_pb2.Layout()
+    layout.ParseFromString(events.Tensors("custom_scalars__config__")[0].tensor_proto.string_val[0])
+    charts = {chart.title: chart for category in layout.category for chart in category.chart}
+    win = next(chart for title, chart in charts.items() if "parity" in title)
+    assert list(win.multiline.tag) == [f"^learning_curve/{t}$" for t in ("win_rate", "win_rate_low", "win_rate_high",
+                                                                          "parity")]
+
+
+@pytest.mark.slow
+def test_a_run_terminated_through_the_command_line_resumes_as_if_it_had_not_stopped(tmp_path: Path):
+    """Two rollout worker processes, the warm start and an evaluation every update: SIGTERM
+    once update 3 is logged, then --resume alone; the metrics (but timings), the weights and
+    the rest of last.pt equal those of the run that was not stopped."""
+    cmd = [sys.executable, "-m", "rummy_training.ppo", "--num-players", "2", "--total-steps", "3072",
+           "--steps-per-update", "512", "--num-envs", "4", "--num-workers", "2", "--hidden-sizes", "32",
+           "--minibatch-size", "256", "--snapshot-every", "2", "--past-play", "0.3", "--random-play", "0.2",
+           "--rules", "max_turns_per_round", "8", "--eval-every", "1", "--eval-games", "4",
+           "--eval-opponent", "random", "--imitation-agent", "greedy", "--imitation-decisions", "256",
+           "--imitation-epochs", "1", "--run-dir", str(tmp_path), "--no-progress"]
+    subprocess.run([*cmd, "--run-name", "whole"], check=True, cwd=tmp_path, capture_output=True, timeout=600)
+    run = subprocess.Popen([*cmd, "--run-name", "stopped"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    metrics = tmp_path / "stopped" / "metrics.csv"
+    deadline = time.monotonic() + 300
+    while (not metrics.exists() or metrics.read_text().count("\n") < 5) and time.monotonic() < deadline:
+        time.sleep(0.05)  # the header and the rows of updates 0 to 3
+    run.terminate()
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + signal.SIGTERM, err
+    (line,) = err.splitlines()
+    assert line.startswith("python -m rummy_training.ppo: stopped at update ") and "Traceback" not in err
+    stopped_at = int(line.split("stopped at update ")[1].split()[0])
+    assert 2 <= stopped_at < 6  # 2: row 3 logged, its last.pt not yet written (the resumed run drops the row)
+    assert line.endswith(f"resume with: python -m rummy_training.ppo --resume {tmp_path / 'stopped' / 'last.pt'}")
+    resumed = subprocess.run([sys.executable, "-m", "rummy_training.ppo", "--resume",
+                              str(tmp_path / "stopped" / "last.pt")], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    rows = _metrics(tmp_path / "whole")
+    assert [row["update"] for row in rows] == ["0", "1", "2", "3", "4", "5", "6"]
+    assert all(row["eval_win_rate"] for row in rows) and sum(int(row["train_games"]) for row in rows[1:]) >= 3
+    assert _metrics(tmp_path / "stopped") == rows
+    _assert_same_state(tmp_path / "whole", tmp_path / "stopped")
 
 
 # ---------------------------------------------------------------- end to end, per game

@@ -3,8 +3,10 @@
 A checkpoint is a ``torch.save`` dict of plain data and tensors (loaded with
 ``weights_only=True``): the network weights, the full training config, the game and its
 rules config, the observation and action sizes, the package version, and training
-counters; a run's ``last.pt`` also holds the optimiser state and the snapshot pool, so that
-training can resume from it.
+counters; a run's ``last.pt`` also holds what resuming needs to go on exactly as if the run
+had not stopped: the optimiser state, the snapshot pool, the evaluation history, the
+trainer's random generator and each rollout worker's pickled state (``Collector.state``: its
+random streams and games in progress; unpickled only when resuming one's own run).
 
 A checkpoint path is an agent spec (``rummy-eval --agents checkpoints/three_thirteen.pt greedy
 ...``): ``PolicyAgent`` picks the most probable legal action.
@@ -78,6 +80,15 @@ def load_checkpoint(path: str | Path, game: str | None = None, observation_size:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a rummy_env PPO checkpoint (format {FORMAT})")
     check_fits(data, path, game, observation_size, action_size)
+    return data
+
+
+def load_resumable(path: str | Path) -> dict[str, Any]:
+    """A run's last.pt, or a ``CheckpointError`` if ``path`` is not one."""
+    data = load_checkpoint(path)
+    if "optimizer" not in data:
+        raise CheckpointError(f"{path} holds weights only (a run's best.pt or latest.pt, or a shipped checkpoint): "
+                              "resume from a run's last.pt")
     return data
 
 

@@ -2,21 +2,22 @@
 
     python -m rummy_training.ppo --config configs/three_thirteen.yaml --total-steps 2000000 --seed 3
 
-``load_config`` reads a YAML file of field values (unknown keys are an error that names
-them), and ``parse_args`` lets any field be overridden with ``--field-name value`` (tyro
-builds the command line from the dataclass, with these docstrings as its help).
+``load_config`` reads a YAML file of field values, and ``TrainConfig.validate`` checks every
+field: its type against the dataclass's annotation (a YAML ``learning_rate: fast`` is an
+error that names the field), then its value. Unknown keys are an error that names them.
+The command line (``training/cli.py``) builds on these with tyro.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import sys
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-import tyro
 import yaml
 
 from rummy_env import GAMES, game_spec
@@ -27,6 +28,9 @@ from .features import FEATURES
 
 REWARD_MODES: tuple[str, ...] = ("relative", "penalty", "win")
 BACKENDS: tuple[str, ...] = ("process", "ray")
+RESUMABLE: tuple[str, ...] = ("total_steps", "progress", "backend", "ray_address", "ray_worker_cpus")
+"""The fields a resumed run may change: none of them changes what the run computes (with
+anneal_lr, a new total_steps stretches the rest of the schedule: that is what it is for)."""
 
 
 class ConfigError(ValueError):
@@ -154,12 +158,22 @@ class TrainConfig:
     run_name: str | None = None
     """Name of this run's folder under run_dir (default: <game>-s<seed>)."""
     resume: str | None = None
-    """A checkpoint (last.pt of a run) to continue from: weights, optimiser, pool and counters."""
+    """A run's last.pt to continue from, in that run's folder, exactly where it stopped (its
+    config comes from it; only the fields of config.RESUMABLE may be given anew)."""
     progress: bool = True
     """Show a progress bar with steps per second."""
 
+    def conform(self) -> None:
+        """Raises ``ConfigError`` for a value not of its field's annotated type. Values of a
+        near type are made that type: an int for a float, a list for a tuple, and a string
+        that reads as a number for a float (YAML reads ``1e-3`` as a string)."""
+        hints = typing.get_type_hints(TrainConfig)
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, _conform(f.name, getattr(self, f.name), hints[f.name]))
+
     def validate(self) -> None:
-        """Raises ``ConfigError`` for values that cannot be trained."""
+        """Raises ``ConfigError`` for values that cannot be trained (types first: ``conform``)."""
+        self.conform()
         if self.game not in GAMES:
             raise ConfigError(f"game must be one of {', '.join(GAMES)} (rummy_env.GAMES), not {self.game!r}")
         if self.reward_mode not in REWARD_MODES:
@@ -195,6 +209,10 @@ class TrainConfig:
             if getattr(self, name) is not None and getattr(self, name) not in AGENT_NAMES:
                 raise ConfigError(f"{name} must be one of {', '.join(AGENT_NAMES)} or None, "
                                   f"not {getattr(self, name)!r}")
+        try:
+            self.make_env()
+        except ValueError as err:  # e.g. an unknown rules option, named by the env
+            raise ConfigError(f"rules: {err}") from None
         if self.features not in FEATURES:
             raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
         problem = FEATURES[self.features].unfit_for(game_spec(self.game).rules())
@@ -227,20 +245,34 @@ class TrainConfig:
         return data
 
 
-def config_from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
-    """A validated config from field values; unknown fields are an error naming them."""
+def config_from_dict(data: dict[str, Any], source: str = "config", check: bool = True) -> TrainConfig:
+    """A config from field values, validated unless ``check`` is false (then only its types
+    are); unknown fields are an error naming them."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source} must be a mapping of field names to values, not {type(data).__name__}")
     names = {f.name for f in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(data) - names)
     if unknown:
         raise ConfigError(f"{source}: unknown field(s) {', '.join(unknown)}; fields are {', '.join(sorted(names))}")
-    values = dict(data)
-    if "hidden_sizes" in values:
-        values["hidden_sizes"] = tuple(values["hidden_sizes"])
-    config = TrainConfig(**values)
-    config.validate()
+    config = TrainConfig(**data)
+    if check:
+        config.validate()
+    else:
+        config.conform()
     return config
+
+
+def refuse_changes(saved: TrainConfig, config: TrainConfig, path: str | Path) -> None:
+    """A ``ConfigError`` naming the first field that ``config`` changes from ``saved`` (the
+    config of the checkpoint ``path``) beyond ``RESUMABLE`` (and the run's folder, which is
+    where ``path`` lies)."""
+    for f in dataclasses.fields(TrainConfig):
+        if f.name in RESUMABLE or f.name in ("resume", "run_dir", "run_name"):
+            continue
+        before, after = getattr(saved, f.name), getattr(config, f.name)
+        if before != after:
+            raise ConfigError(f"{f.name} cannot change when resuming (the run of {path} has {before!r}, "
+                              f"not {after!r}); a resumed run may change only {', '.join(RESUMABLE)}")
 
 
 def load_config(path: str | Path) -> TrainConfig:
@@ -255,17 +287,33 @@ def load_config(path: str | Path) -> TrainConfig:
     return config_from_dict(data, source=str(path))
 
 
-def parse_args(argv: Sequence[str] | None = None) -> TrainConfig:
-    """``--config FILE`` (optional) gives the defaults; every other flag overrides a field."""
-    import argparse
+_TYPE_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--config", type=Path)
-    known, rest = pre.parse_known_args(argv)
-    default = load_config(known.config) if known.config else TrainConfig()
-    # under python -m, argv[0] is the file's path (.../training/ppo.py): show the command as typed
-    prog = "python -m rummy_training.ppo" if sys.argv[0].endswith(".py") else Path(sys.argv[0]).name
-    config = tyro.cli(TrainConfig, default=default, args=rest, prog=prog,
-                      description="Masked-PPO self-play training (--config FILE loads a YAML config first).")
-    config.validate()
-    return config
+
+def _conform(name: str, value: Any, hint: Any) -> Any:
+    """``value`` as the annotated type ``hint``, or a ``ConfigError`` that names the field."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):  # only "X | None" occurs
+        if value is None:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _conform(name, value, inner)
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{name} must be a list of {_TYPE_NAMES[args[0]]}s, not {value!r}")
+        return tuple(_conform(name, item, args[0]) for item in value)
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise ConfigError(f"{name} must be a mapping of names to {_TYPE_NAMES[args[1]]}s, not {value!r}")
+        return {k: _conform(f"{name}.{k}", v, args[1]) for k, v in value.items()}
+    if hint is float and isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    ok = isinstance(value, hint) and not (hint is not bool and isinstance(value, bool))
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not ok:
+        raise ConfigError(f"{name} must be {_TYPE_NAMES[hint]}, not {value!r}")
+    return value

@@ -15,16 +15,21 @@ most probable action, as ``PolicyAgent`` plays) while the baseline, shown every 
 labels each one with its own choice; the network is then fitted again on every round's
 decisions. A policy that only saw the baseline's own games drifts, at play time, into
 positions the baseline never reaches; these rounds teach it what to do there.
+
+Both steps show progress bars on stderr (``progress``): decisions recorded, then minibatches
+fitted. The demonstrations live in memory only: a warm start that is stopped starts again.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import sys
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from rummy_env.agents import Episode, SeatInfo, make_agent
 
@@ -32,6 +37,7 @@ from .checkpoint import build_network
 from .config import TrainConfig, config_from_dict
 from .features import FEATURES
 from .model import PolicyNet
+from .stopping import ctrl_c_blocked
 
 
 @dataclass
@@ -51,11 +57,13 @@ class Demonstrations:
 
 
 def play_demonstrations(config: dict, stream: int, decisions: int,
-                        weights: dict[str, torch.Tensor] | None = None) -> Demonstrations:
+                        weights: dict[str, torch.Tensor] | None = None,
+                        after_game: Callable[[int], Any] | None = None) -> Demonstrations:
     """Games with ``imitation_agent`` in the recorded seats until ``decisions`` decisions
     are recorded (whole games only). With ``weights``, a network of the config with those
-    weights plays the recorded seats, and ``imitation_agent`` only labels their decisions."""
-    cfg = config_from_dict(config)
+    weights plays the recorded seats, and ``imitation_agent`` only labels their decisions.
+    ``after_game`` is told each game's count of recorded decisions."""
+    cfg = config_from_dict(config, check=False)  # the trainer has validated it
     rng = np.random.default_rng([cfg.seed, 10_000 + stream])
     env = cfg.make_env()
     episode = Episode(env)
@@ -105,8 +113,30 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
             following[seats[k]] = rewards[k] + cfg.gamma * following[seats[k]]
             game_returns[k - first] = following[seats[k]]
         returns += game_returns
+        if after_game is not None:
+            after_game(len(game_returns))
     return Demonstrations(np.stack(observations), np.stack(masks).astype(bool), np.array(actions, np.int64),
                           np.array(returns, np.float32), np.array(played, np.int64))
+
+
+_recorded: Any = None
+"""A worker process's share of the count of decisions recorded (a shared ``multiprocessing.Value``)."""
+
+
+def _start_worker(recorded: Any) -> None:
+    global _recorded
+    torch.set_num_threads(1)  # each worker's network sees one decision at a time: more threads would only contend
+    _recorded = recorded
+
+
+def _count(decisions: int) -> None:
+    with _recorded.get_lock():
+        _recorded.value += decisions
+
+
+def _play_in_worker(config: dict, stream: int, decisions: int,
+                    weights: dict[str, torch.Tensor] | None) -> Demonstrations:
+    return play_demonstrations(config, stream, decisions, weights, after_game=_count)
 
 
 def collect_demonstrations(config: TrainConfig, round_index: int = 0,
@@ -117,18 +147,27 @@ def collect_demonstrations(config: TrainConfig, round_index: int = 0,
     workers = max(1, config.num_workers)
     share = -(-config.imitation_decisions // workers)
     streams = [round_index * workers + k for k in range(workers)]
-    if workers == 1:
-        return play_demonstrations(config.to_dict(), streams[0], share, weights)
-    # each worker's network sees one decision at a time: more threads would only contend
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=torch.set_num_threads, initargs=(1,)) as pool:
-        parts = list(pool.map(play_demonstrations, [config.to_dict()] * workers, streams, [share] * workers,
-                              [weights] * workers))
-    return Demonstrations.concatenate(parts)
+    what = f"{config.imitation_agent}'s decisions" if weights is None else f"the network's play, {config.imitation_agent}'s labels"
+    with tqdm(total=share * workers, unit="decision", unit_scale=True, file=sys.stderr, disable=not config.progress,
+              desc=f"warm start {round_index + 1}/{config.imitation_rounds}: recording {what}") as bar:
+        if workers == 1:
+            return play_demonstrations(config.to_dict(), streams[0], share, weights, after_game=bar.update)
+        context = multiprocessing.get_context("spawn")
+        recorded = context.Value("q", 0)
+        # a Pool, not a ProcessPoolExecutor: leaving the block early (a stop) terminates its workers at once
+        with ctrl_c_blocked():
+            pool = context.Pool(workers, initializer=_start_worker, initargs=(recorded,))
+        with pool:
+            parts = pool.starmap_async(_play_in_worker, [(config.to_dict(), stream, share, weights)
+                                                         for stream in streams])
+            while not parts.ready():
+                parts.wait(0.2)
+                bar.update(min(recorded.value, bar.total) - bar.n)
+            return Demonstrations.concatenate(parts.get())
 
 
-def imitate(network: PolicyNet, demos: Demonstrations, config: TrainConfig,
-            generator: torch.Generator) -> dict[str, float]:
+def imitate(network: PolicyNet, demos: Demonstrations, config: TrainConfig, generator: torch.Generator,
+            round_index: int = 0) -> dict[str, float]:
     """Fits the network to the demonstrations; returns the last epoch's action agreement and
     value loss (on the data it was trained on)."""
     optimizer = torch.optim.Adam(network.parameters(), lr=config.imitation_learning_rate, eps=1e-5)
@@ -136,20 +175,25 @@ def imitate(network: PolicyNet, demos: Demonstrations, config: TrainConfig,
     actions, returns = torch.from_numpy(demos.actions), torch.from_numpy(demos.returns)
     size = len(actions)
     agreement = value_loss = 0.0
-    for _ in range(config.imitation_epochs):
-        order = torch.randperm(size, generator=generator)
-        agree = value_sum = 0.0
-        for start in range(0, size, config.minibatch_size):
-            rows = order[start:start + config.minibatch_size]
-            distribution, values = network(observations[rows], masks[rows])
-            policy_loss = -distribution.log_prob(actions[rows]).mean()
-            loss_v = 0.5 * ((values - returns[rows]) ** 2).mean()
-            loss = policy_loss + config.vf_coef * loss_v
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
-            optimizer.step()
-            agree += (distribution.mode() == actions[rows]).sum().item()
-            value_sum += loss_v.item() * len(rows)
-        agreement, value_loss = agree / size, value_sum / size
+    with tqdm(total=config.imitation_epochs * -(-size // config.minibatch_size), unit="batch", file=sys.stderr,
+              disable=not config.progress,
+              desc=f"warm start {round_index + 1}/{config.imitation_rounds}: fitting {size:,} decisions") as bar:
+        for epoch in range(config.imitation_epochs):
+            order = torch.randperm(size, generator=generator)
+            agree = value_sum = 0.0
+            for start in range(0, size, config.minibatch_size):
+                rows = order[start:start + config.minibatch_size]
+                distribution, values = network(observations[rows], masks[rows])
+                policy_loss = -distribution.log_prob(actions[rows]).mean()
+                loss_v = 0.5 * ((values - returns[rows]) ** 2).mean()
+                loss = policy_loss + config.vf_coef * loss_v
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+                optimizer.step()
+                agree += (distribution.mode() == actions[rows]).sum().item()
+                value_sum += loss_v.item() * len(rows)
+                bar.update()
+            agreement, value_loss = agree / size, value_sum / size
+            bar.set_postfix(epoch=epoch + 1, agreement=f"{agreement:.3f}")
     return {"imitation_agreement": agreement, "imitation_value_loss": value_loss, "imitation_decisions": size}

@@ -11,28 +11,31 @@ then the trainer runs the PPO update on the decisions of the seats it trains. Ev
 ``eval_every`` updates it plays ``eval_games`` against ``eval_opponent`` with the
 evaluation harness (``rummy_env.evaluate``, seats rotated), and the best result is kept.
 
-A run folder (``<run_dir>/<run_name>``) holds:
+A run folder (``<run_dir>/<run_name>``, printed when the run starts) holds:
 
-- ``last.pt`` (weights, optimiser, pool, counters: ``--resume`` continues from it),
-  ``latest.pt`` (the weights last evaluated) and ``best.pt`` (the best evaluation's weights);
+- ``last.pt``, saved after every update (and before the first): everything the run needs
+  to go on (``--resume`` continues from it), ``latest.pt`` (the weights last evaluated) and
+  ``best.pt`` (the best evaluation's weights);
 - ``pool.pt`` (the snapshot pool) and ``config.yaml`` (the full config);
-- ``metrics.csv`` (one row per update) and ``tensorboard/`` (the same, for TensorBoard);
+- ``metrics.csv`` (one row per update) and ``tensorboard/`` (the same, and the learning
+  curve's charts; ``runlog.py``);
 - ``workers.csv`` (per update and rollout worker: the node it ran on, its steps and seconds);
 - ``learning_curve.png``: win rate against the evaluation opponent and penalty per round
   over environment steps.
 
 A run is reproducible from its config and seed, for a given ``num_workers`` (each worker
 has its own random stream), whether the workers are local processes or Ray actors
-(``backend``, ``workers.py``). A resumed run continues with the saved weights, optimiser,
-pool and counters; the games that were in progress start afresh.
+(``backend``, ``workers.py``). Ctrl-C or SIGTERM stops it (``stopping.py``): its last.pt
+is then the last whole update's, and the command says how to resume. A resumed run goes
+on exactly as the run would have without the stop: the same weights, optimiser, learning
+rate schedule, pool, counters, history, the trainer's random generator and every rollout
+worker's state (random streams, games in progress, each trained seat's pending decision).
+Progress bars on stderr (``progress``) show the warm start and the updates.
 """
 
 from __future__ import annotations
 
-import csv
-import math
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -43,23 +46,19 @@ import torch
 import yaml
 from tqdm import tqdm
 
+from rummy_env.cli import fail
 from rummy_env.evaluate import evaluate
 
-from .checkpoint import build_network, check_fits, env_sizes, load_checkpoint, save_checkpoint
-from .config import TrainConfig, parse_args
+from .checkpoint import CheckpointError, build_network, check_fits, env_sizes, load_resumable, save_checkpoint
+from .cli import command_name, parse_args
+from .config import ConfigError, TrainConfig, config_from_dict, refuse_changes
 from .imitation import Demonstrations, collect_demonstrations, imitate
 from .model import PolicyNet
 from .plot import plot_learning_curve
 from .rollout import Batch
-from .workers import start_workers
-
-CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_second", "learning_rate",
-              "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance",
-              "train_games", "train_win_rate", "train_penalty_per_round", "imitation_agreement",
-              "imitation_value_loss",
-              "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",
-              "eval_opponent_final_score", "eval_opponent_penalty_per_round")
-WORKER_FIELDS = ("update", "worker", "node", "env_steps", "seconds")
+from .runlog import RunLog
+from .stopping import Stopped, deferred_signals, stop_on_signals
+from .workers import RolloutWorkers, start_workers
 
 
 # ---------------------------------------------------------------------- the PPO update
@@ -123,119 +122,143 @@ class Trainer:
     """One training run: its network, optimiser, pool, counters, logs and checkpoints."""
 
     def __init__(self, config: TrainConfig) -> None:
+        """Builds the run (resuming it if ``config.resume``); writes nothing until ``train``."""
         self.config = config
         torch.set_num_threads(config.torch_threads)  # before any op: results depend on the thread count
         torch.manual_seed(config.seed)
         self.sizes = env_sizes(config)
         self.network = build_network(config, *self.sizes)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.generator = torch.Generator().manual_seed(config.seed * 1_000_003)
         self.counters: dict[str, Any] = {"updates": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0}
         self.pool: list[dict[str, torch.Tensor]] = []
         self.history: list[dict[str, Any]] = []
         self.best_win_rate = -1.0
+        self.rollout_states: list[bytes] | None = None
+        self.saved: tuple[int, int] | None = None
+        """The update and env steps that the run's last.pt holds, once it has one."""
+        self.phase = "starting"
+        """What the run is doing: starting, warm start or training (for the report of a stop)."""
         self.run_dir = Path(config.run_dir) / (config.run_name or f"{config.game}-s{config.seed}")
         if config.resume:
             self._resume(config.resume)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
 
     def _resume(self, path: str) -> None:
-        data = load_checkpoint(path)
+        data = load_resumable(path)
         check_fits(data, path, self.config.game, *self.sizes)
-        if "optimizer" not in data:
-            raise ValueError(f"{path} holds weights only; resume from a run's last.pt")
+        refuse_changes(config_from_dict(data["config"], check=False), self.config, path)
+        self.run_dir = Path(path).parent  # the run goes on in its own folder, wherever it now lies
         self.network.load_state_dict(data["weights"])
         self.optimizer.load_state_dict(data["optimizer"])
         self.counters = dict(data["counters"])
         self.pool = list(data["pool"])
         self.history = list(data["history"])
         self.best_win_rate = max((row["eval_win_rate"] for row in self.history), default=-1.0)
+        if "generator" in data:
+            self.generator.set_state(data["generator"])
+            self.rollout_states = list(data["rollout"])
+        else:  # a last.pt from before these were saved: its games in progress start afresh
+            self.generator.manual_seed(self.config.seed * 1_000_003 + self.counters["updates"])
+        self.saved = (self.counters["updates"], self.counters["env_steps"])
 
     def train(self) -> Path:
-        """Trains until ``total_steps``; returns the run folder."""
+        """Trains until ``total_steps``; returns the run folder. A signal (``stopping.py``)
+        raises ``Stopped`` out of it, with the run's last.pt the last whole update's."""
         config = self.config
-        generator = torch.Generator().manual_seed(config.seed * 1_000_003 + self.counters["updates"])
-        workers = start_workers(config, self.network, self.sizes)
-        from torch.utils.tensorboard import SummaryWriter
-
-        writer = SummaryWriter(str(self.run_dir / "tensorboard"))
-        csv_path = self.run_dir / "metrics.csv"
-        new_csv = not csv_path.exists() or not config.resume
-        csv_file = csv_path.open("w" if new_csv else "a", newline="")
-        rows = csv.DictWriter(csv_file, fieldnames=CSV_FIELDS)
-        worker_file = (self.run_dir / "workers.csv").open("w" if new_csv else "a", newline="")
-        worker_rows = csv.DictWriter(worker_file, fieldnames=WORKER_FIELDS)
-        if new_csv:
-            rows.writeheader()
-            worker_rows.writeheader()
-        bar = tqdm(total=config.total_steps, initial=min(self.counters["env_steps"], config.total_steps),
-                   unit="step", unit_scale=True, disable=not config.progress, file=sys.stderr, desc=config.game)
+        print(f"run folder: {self.run_dir}", flush=True)
+        workers = start_workers(config, self.network, self.sizes, self.rollout_states)
+        log = bar = None
+        finished = False
         try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+            log = RunLog(self.run_dir, config, self.saved)
             if config.imitation_agent and self.counters["updates"] == 0 and "imitation" not in self.counters:
-                self._warm_start(generator, rows, writer)
+                self.phase = "warm start"
+                self._warm_start(log)
+            self.phase = "training"
+            if self.saved is None:
+                self._save_last(workers)  # a run stopped in its first update resumes from here
             if self.pool:
                 workers.set_pool(self.pool)
+            bar = tqdm(total=config.total_steps, initial=min(self.counters["env_steps"], config.total_steps),
+                       unit="step", unit_scale=True, disable=not config.progress, file=sys.stderr, desc=config.game)
             while self.counters["env_steps"] < config.total_steps:
-                start = time.perf_counter()
-                learning_rate = config.learning_rate * (
-                    1.0 - self.counters["env_steps"] / config.total_steps if config.anneal_lr else 1.0)
-                for group in self.optimizer.param_groups:
-                    group["lr"] = learning_rate
-                batch = workers.collect(self.network)
-                stats = ppo_update(self.network, self.optimizer, batch, config, generator) if len(batch.actions) else {}
-                seconds = time.perf_counter() - start
-                self.counters["updates"] += 1
-                self.counters["env_steps"] += batch.env_steps
-                self.counters["trained_decisions"] += len(batch.actions)
-                self.counters["seconds"] += seconds
-                updates = self.counters["updates"]
-                if updates % config.snapshot_every == 0:
-                    self.pool = self.pool + [self.network.weights()]
-                    self.pool = self.pool[-config.pool_size:]
-                    workers.set_pool(self.pool)
-                    torch.save(self.pool, self.run_dir / "pool.pt")
-                row = {"update": updates, "env_steps": self.counters["env_steps"],
-                       "trained_decisions": self.counters["trained_decisions"],
-                       "seconds": round(self.counters["seconds"], 3), "steps_per_second": batch.env_steps / seconds,
-                       "learning_rate": learning_rate, **stats, "train_games": len(batch.games)}
-                if batch.games:
-                    row["train_win_rate"] = float(np.mean([g["win"] for g in batch.games]))
-                    row["train_penalty_per_round"] = float(np.mean([g["penalty_per_round"] for g in batch.games]))
-                last_update = self.counters["env_steps"] >= config.total_steps
-                if config.eval_every and (updates % config.eval_every == 0 or last_update):
-                    row.update(self.evaluate())
-                self._log(row, rows, writer)
-                worker_rows.writerows({"update": updates, **report} for report in batch.workers)
-                csv_file.flush()
-                worker_file.flush()
-                bar.update(min(batch.env_steps, config.total_steps - bar.n))
-                bar.set_postfix(sps=f"{row['steps_per_second']:,.0f}",
-                                win=f"{self.history[-1]['eval_win_rate']:.3f}" if self.history else "-")
-                self._save("last.pt", extra={"optimizer": self.optimizer.state_dict(), "pool": self.pool,
-                                             "history": self.history})
+                self._update(workers, log, bar)
+            finished = True
         finally:
-            bar.close()
-            workers.close()
-            writer.close()
-            csv_file.close()
-            worker_file.close()
+            workers.close(wait=finished)  # a stopped run's collections in flight are not needed: last.pt has its state
+            if bar is not None:
+                bar.close()
+            if log is not None:
+                log.close()
         torch.save(self.pool, self.run_dir / "pool.pt")  # also when no snapshot was taken yet
         return self.run_dir
 
-    def _warm_start(self, generator: torch.Generator, rows: csv.DictWriter, writer: Any) -> None:
+    def _update(self, workers: RolloutWorkers, log: RunLog, bar: tqdm) -> None:
+        """One collection and PPO update, its logs, evaluation and snapshot, and last.pt."""
+        config = self.config
+        start = time.perf_counter()
+        learning_rate = config.learning_rate * (
+            1.0 - self.counters["env_steps"] / config.total_steps if config.anneal_lr else 1.0)
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate
+        batch = workers.collect(self.network)
+        stats = ppo_update(self.network, self.optimizer, batch, config, self.generator) if len(batch.actions) else {}
+        seconds = time.perf_counter() - start
+        self.counters["updates"] += 1
+        self.counters["env_steps"] += batch.env_steps
+        self.counters["trained_decisions"] += len(batch.actions)
+        self.counters["seconds"] += seconds
+        updates = self.counters["updates"]
+        if updates % config.snapshot_every == 0:
+            self.pool = self.pool + [self.network.weights()]
+            self.pool = self.pool[-config.pool_size:]
+            workers.set_pool(self.pool)
+            torch.save(self.pool, self.run_dir / "pool.pt")
+        row = {"update": updates, "env_steps": self.counters["env_steps"],
+               "trained_decisions": self.counters["trained_decisions"],
+               "seconds": round(self.counters["seconds"], 3), "steps_per_second": batch.env_steps / seconds,
+               "learning_rate": learning_rate, **stats, "train_games": len(batch.games)}
+        if batch.games:
+            row["train_win_rate"] = float(np.mean([g["win"] for g in batch.games]))
+            row["train_penalty_per_round"] = float(np.mean([g["penalty_per_round"] for g in batch.games]))
+        last_update = self.counters["env_steps"] >= config.total_steps
+        bar.update(min(batch.env_steps, config.total_steps - bar.n))
+        if config.eval_every and (updates % config.eval_every == 0 or last_update):
+            bar.set_description_str(f"{config.game}: evaluating")
+            row.update(self.evaluate())
+            bar.set_description_str(config.game)
+        log.row(row)
+        log.worker_rows(updates, batch.workers)
+        log.flush()
+        bar.set_postfix(update=updates, sps=f"{row['steps_per_second']:,.0f}",
+                        win=f"{self.history[-1]['eval_win_rate']:.3f}" if self.history else "-")
+        self._save_last(workers)
+
+    def _save_last(self, workers: RolloutWorkers) -> None:
+        """last.pt: everything the run needs to go on exactly from here."""
+        states = workers.states()
+        with deferred_signals():  # a signal now waits until last.pt and self.saved agree
+            self._save("last.pt", extra={"optimizer": self.optimizer.state_dict(), "pool": self.pool,
+                                         "history": self.history, "generator": self.generator.get_state(),
+                                         "rollout": states})
+            self.saved = (self.counters["updates"], self.counters["env_steps"])
+
+    def _warm_start(self, log: RunLog) -> None:
         """Imitation of ``imitation_agent`` (see ``imitation.py``), logged as update 0; each
         DAgger round's agreement of the network's own play with the labels is logged too."""
         start = time.perf_counter()
         demos = collect_demonstrations(self.config)
-        stats = imitate(self.network, demos, self.config, generator)
+        stats = imitate(self.network, demos, self.config, self.generator)
         rounds = [{"decisions": len(demos.actions), "fit_agreement": stats["imitation_agreement"]}]
         for index in range(1, self.config.imitation_rounds):
             more = collect_demonstrations(self.config, index, self.network.weights())
             policy_agreement = float(np.mean(more.played == more.actions))
-            writer.add_scalar("imitation_policy_agreement", policy_agreement, index)
+            log.scalar("imitation_policy_agreement", policy_agreement, index)
             demos = Demonstrations.concatenate([demos, more])
             del more
-            stats = imitate(self.network, demos, self.config, generator)
+            stats = imitate(self.network, demos, self.config, self.generator, index)
             rounds.append({"decisions": len(demos.actions), "policy_agreement": policy_agreement,
                            "fit_agreement": stats["imitation_agreement"]})
             tqdm.write(f"DAgger round {index + 1}: the network's play agreed with {self.config.imitation_agent} "
@@ -246,13 +269,8 @@ class Trainer:
         row = {"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **stats}
         if self.config.eval_every:
             row.update(self.evaluate())
-        self._log(row, rows, writer)
-
-    def _log(self, row: dict[str, Any], rows: csv.DictWriter, writer: Any) -> None:
-        rows.writerow({k: row.get(k, "") for k in CSV_FIELDS})
-        for key, value in row.items():
-            if key not in ("update", "env_steps") and isinstance(value, (int, float)) and math.isfinite(value):
-                writer.add_scalar(key, value, row["env_steps"])
+        log.row(row)
+        log.flush()
 
     def _save(self, name: str, extra: dict[str, Any] | None = None) -> Path:
         path = self.run_dir / name
@@ -282,11 +300,36 @@ class Trainer:
         return {k: v for k, v in result.items() if k != "env_steps"}
 
 
+
+def stop_report(trainer: Trainer | None, prog: str) -> str:
+    """What a stopped run has saved, and the command that goes on from there."""
+    if trainer is not None and trainer.saved is not None:
+        update, steps = trainer.saved
+        return (f"stopped at update {update} (env steps {steps:,}); resume with: "
+                f"{prog} --resume {trainer.run_dir / 'last.pt'}")
+    where = ("during the imitation warm start (its demonstrations are kept in memory only)"
+             if trainer is not None and trainer.phase == "warm start" else "before the first update")
+    config = trainer.run_dir / "config.yaml" if trainer is not None else None
+    again = f"; start again with: {prog} --config {config}" if config is not None and config.exists() else ""
+    return f"stopped {where}; nothing was saved{again}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    # a terminated run shuts its workers down as Ctrl-C does, instead of orphaning them
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    config = parse_args(argv)
-    run_dir = Trainer(config).train()
+    """``rummy-train``: 0 when the run is done, 2 for a user's error (one line on stderr),
+    128 + the signal (130, 143) when Ctrl-C or SIGTERM stopped it (one line saying how to
+    resume)."""
+    prog = command_name()
+    trainer = None
+    with stop_on_signals():
+        try:
+            try:
+                trainer = Trainer(parse_args(argv, prog))
+                run_dir = trainer.train()
+            except (ConfigError, CheckpointError) as err:
+                fail(prog, str(err))
+        except Stopped as stop:
+            print(f"{prog}: {stop_report(trainer, prog)}", file=sys.stderr)
+            return stop.exit_code
     print(f"run folder: {run_dir}")
     return 0
 

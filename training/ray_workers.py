@@ -3,7 +3,8 @@
 Each actor runs the same collector as a worker process (``workers.worker_collector``), with
 the same random stream, so a run gives the same experience on either backend. Each update
 the trainer puts the weights in Ray's object store once; every actor fetches them, collects
-its share and returns its ``Batch`` through the object store. Actors are spread over the
+its share and returns its ``Batch`` through the object store; for last.pt each returns its
+collector's state, and a resumed run's actors start from those. Actors are spread over the
 cluster's nodes (``SPREAD``) and each reserves ``ray_worker_cpus`` CPUs.
 
 With ``ray_address`` unset the trainer starts a private Ray instance on this machine, sized
@@ -48,8 +49,9 @@ def _check_reachable(address: str | None) -> None:
 class _Collector:
     """The actor: one worker's network copy and collector."""
 
-    def __init__(self, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int]) -> None:
-        self.network, self.collector = worker_collector(config, stream, num_envs, sizes)
+    def __init__(self, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int],
+                 state: bytes | None) -> None:
+        self.network, self.collector = worker_collector(config, stream, num_envs, sizes, state)
         context = ray.get_runtime_context()
         self.collector.node = f"{ray.util.get_node_ip_address()}/{context.get_node_id()[:8]}"
 
@@ -63,11 +65,14 @@ class _Collector:
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
         self.collector.set_pool(pool)
 
+    def state(self) -> bytes:
+        return self.collector.state()
+
 
 class RayWorkers:
     """``num_workers`` Ray actors, each with its share of the games."""
 
-    def __init__(self, config: TrainConfig, sizes: tuple[int, int]) -> None:
+    def __init__(self, config: TrainConfig, sizes: tuple[int, int], states: list[bytes] | None = None) -> None:
         self.config = config
         self.owns_ray = not ray.is_initialized()
         if self.owns_ray:
@@ -87,8 +92,9 @@ class RayWorkers:
             raise ConfigError(f"ray_worker_cpus is {config.ray_worker_cpus:g} but the largest node of the Ray cluster "
                               f"has {largest:g} CPUs: no node can host a rollout worker")
         actor = ray.remote(num_cpus=config.ray_worker_cpus)(_Collector)
-        self.actors = [actor.options(scheduling_strategy="SPREAD").remote(config.to_dict(), stream, games, sizes)
-                       for stream, games in enumerate(shares(config))]
+        self.actors = [actor.options(scheduling_strategy="SPREAD").remote(
+            config.to_dict(), stream, games, sizes, states[stream] if states is not None else None)
+            for stream, games in enumerate(shares(config))]
         self.nodes = self._wait_placed()
 
     def _wait_placed(self) -> list[str]:
@@ -110,7 +116,10 @@ class RayWorkers:
         pool_ref = ray.put(pool)
         ray.get([a.set_pool.remote(pool_ref) for a in self.actors])
 
-    def close(self) -> None:
+    def states(self) -> list[bytes]:
+        return ray.get([a.state.remote() for a in self.actors])
+
+    def close(self, wait: bool = True) -> None:
         for actor in self.actors:
             ray.kill(actor)
         self.actors = []

@@ -12,10 +12,17 @@ once its seat has decided again (its next value is then known) or the game is ov
 a collection stops, each trained seat's last decision waits, with the rewards credited so
 far, to open that seat's trajectory in the next collection; GAE runs per trajectory
 segment, bootstrapped from the waiting decision's value.
+
+**Saving.** Between collections, ``Collector.state`` pickles everything later collections
+depend on (random streams, games in progress, pending decisions; not the parts of each env
+that its rules fix), and ``restore`` continues from it: a resumed run plays on exactly as
+the run would have (``workers.py`` gathers the states for last.pt).
 """
 
 from __future__ import annotations
 
+import io
+import pickle
 import socket
 import time
 from dataclasses import dataclass, field
@@ -32,6 +39,9 @@ from .features import FEATURES
 from .model import PolicyNet
 
 LEARNER = "self"
+STATIC_PARTS = ("engine", "layout", "observer", "rules", "observation_spaces", "action_spaces")
+"""The parts of an env that its rules fix: a collector's saved state refers to them instead of
+holding them (they are most of an env's size), and a restored collector uses its own."""
 
 
 def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_value: float, gamma: float,
@@ -133,6 +143,24 @@ class Collector:
                             self.config.hidden_sizes)
             net.load_state_dict(weights)
             self.pool.append(net.eval())
+
+    # ------------------------------------------------------------------ saving and restoring
+    def state(self) -> bytes:
+        """Everything later collections depend on, pickled: the random streams, the games in
+        progress (each env, the seats' controllers, the baseline agents with their own random
+        state) and each trained seat's pending decision. Taken between collections."""
+        static = {id(getattr(table.env, name)): (name, i) for i, table in enumerate(self.tables)
+                  for name in STATIC_PARTS}
+        buffer = io.BytesIO()
+        _StatePickler(buffer, static).dump({"rng": self.rng, "generator": self.generator.get_state(),
+                                            "tables": self.tables, "games": self.games})
+        return buffer.getvalue()
+
+    def restore(self, state: bytes) -> None:
+        """Continues from ``state`` (of a collector of the same config, stream and share of games)."""
+        saved = _StateUnpickler(io.BytesIO(state), self.tables).load()
+        self.rng, self.tables, self.games = saved["rng"], saved["tables"], saved["games"]
+        self.generator.set_state(saved["generator"])
 
     # ------------------------------------------------------------------ games
     def _new_game(self, table: _Table) -> None:
@@ -256,3 +284,22 @@ class Collector:
         )
         self.ready, self.games = [], []
         return batch
+
+
+class _StatePickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, static: dict[int, tuple[str, int]]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.static = static
+
+    def persistent_id(self, obj: Any) -> tuple[str, int] | None:
+        return self.static.get(id(obj))
+
+
+class _StateUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, tables: list[_Table]) -> None:
+        super().__init__(file)
+        self.tables = tables
+
+    def persistent_load(self, key: tuple[str, int]) -> Any:
+        name, index = key
+        return getattr(self.tables[index].env, name)

@@ -11,6 +11,10 @@ it). Writes the report to ``checkpoints/<name>.eval.json``, the run's learning c
 it, and the model card ``checkpoints/<name>.md`` (config, training steps and time, the
 table, and whether it beats greedy: win rate above parity with the 95% interval above
 parity, and a lower mean final score).
+
+It refuses to overwrite shipped files (``<name>.pt``, ``.md``, ``.eval.json`` or
+``_learning_curve.png``) unless given ``--force``; this and every other user's error is one
+line on stderr and exit code 2, before anything is written.
 """
 
 from __future__ import annotations
@@ -26,9 +30,10 @@ from typing import Sequence
 import torch
 import yaml
 
+from rummy_env.cli import OneLineParser, fail
 from rummy_env.evaluate import Report, evaluate
 
-from .checkpoint import FORMAT, load_checkpoint
+from .checkpoint import FORMAT, CheckpointError, load_checkpoint
 
 KEPT = ("format", "package_version", "game", "rules_config", "observation_size", "action_size", "config",
         "counters", "weights", "history")
@@ -106,21 +111,45 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
     return "\n".join(lines) + "\n"
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
+    return int(text)
+
+
+def shipped_files(out: Path, name: str) -> list[Path]:
+    """The files that shipping ``name`` writes to ``out``."""
+    return [out / f"{name}{suffix}" for suffix in (".pt", ".md", ".eval.json", "_learning_curve.png")]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    prog = "python -m rummy_training.ship"
+    ap = OneLineParser(prog=prog, description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path, help="the run folder (holding best.pt)")
     ap.add_argument("--name", required=True, help="file name in the --out folder (without .pt)")
     ap.add_argument("--out", type=Path, default=Path("checkpoints"),
                     help="folder of the shipped files (default checkpoints, under the working directory)")
     ap.add_argument("--checkpoint", default="best.pt", help="which checkpoint of the run (default best.pt)")
-    ap.add_argument("--games", type=int, default=2000, help="games of the acceptance tournament (default 2000)")
+    ap.add_argument("--games", type=_positive, default=2000, help="games of the acceptance tournament (default 2000)")
     ap.add_argument("--seed", type=int, default=7, help="seed of its deals (default 7)")
-    ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
     ap.add_argument("--note", help="a line for the model card (e.g. how the run ended)")
+    ap.add_argument("--force", action="store_true", help="overwrite files shipped before under this name")
     args = ap.parse_args(argv)
-
-    data = load_checkpoint(args.run / args.checkpoint)
+    if not args.name or Path(args.name).name != args.name:
+        fail(prog, f"--name must be a file name without a folder, not {args.name!r} (--out gives the folder)")
+    if args.seed < 0:
+        fail(prog, f"--seed must be at least 0, not {args.seed}")
+    try:
+        data = load_checkpoint(args.run / args.checkpoint)
+    except CheckpointError as err:
+        fail(prog, str(err))
     out = args.out
+    existing = [str(path) for path in shipped_files(out, args.name) if path.exists()]
+    if existing and not args.force:
+        fail(prog, f"{', '.join(existing)} already exist(s): give --force to overwrite, or another --name")
+    if out.exists() and not out.is_dir():
+        fail(prog, f"--out {out} is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     target = out / f"{args.name}.pt"
     shipped = {key: data[key] for key in KEPT if key in data}

@@ -4,7 +4,10 @@ Every backend splits ``num_envs`` games over ``num_workers`` collectors, worker 
 drawing its deals, seats and actions from its own stream ``(seed, i)``: for a given
 ``num_workers`` the experience, and so the run, is the same on every backend. Each update
 the workers get the current weights, each collects its share of ``steps_per_update`` and
-sends back a ``Batch``, concatenated in worker order.
+sends back a ``Batch``, concatenated in worker order. Each time the trainer saves last.pt
+it asks every worker for its collector's state (``Collector.state``: random streams, games
+in progress, pending decisions), and a resumed run starts its workers from those states, so
+that it goes on exactly as the run would have.
 
 - ``num_workers: 0``: one collector in the trainer's process, acting with its own network;
 - ``backend: process`` (the default): one local process per worker, over pipes;
@@ -25,6 +28,8 @@ from .checkpoint import build_network
 from .config import TrainConfig, config_from_dict
 from .model import PolicyNet
 from .rollout import Batch, Collector
+from .stopping import ctrl_c_blocked
+
 
 class RolloutWorkers(Protocol):
     def collect(self, network: PolicyNet) -> Batch:
@@ -33,19 +38,26 @@ class RolloutWorkers(Protocol):
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
         """Replaces every worker's frozen opponents."""
 
-    def close(self) -> None:
-        """Stops the workers."""
+    def states(self) -> list[bytes]:
+        """Each worker's collector state, in worker order (between collections)."""
+
+    def close(self, wait: bool = True) -> None:
+        """Stops the workers; without ``wait``, at once (a collection in flight is dropped)."""
 
 
-def start_workers(config: TrainConfig, network: PolicyNet, sizes: tuple[int, int]) -> RolloutWorkers:
-    """The rollout workers that ``config`` asks for (``sizes``: observation and action sizes)."""
+def start_workers(config: TrainConfig, network: PolicyNet, sizes: tuple[int, int],
+                  states: list[bytes] | None = None) -> RolloutWorkers:
+    """The rollout workers that ``config`` asks for (``sizes``: observation and action sizes),
+    restored from ``states`` (of ``RolloutWorkers.states``) if given."""
+    if states is not None and len(states) != max(1, config.num_workers):
+        raise ValueError(f"{len(states)} saved rollout states for {config.num_workers} workers")
     if config.num_workers == 0:
-        return InProcessWorkers(config, network)
+        return InProcessWorkers(config, network, states)
     if config.backend == "ray":
         from .ray_workers import RayWorkers  # Ray is an optional extra, imported only when chosen
 
-        return RayWorkers(config, sizes)
-    return ProcessWorkers(config, sizes)
+        return RayWorkers(config, sizes, states)
+    return ProcessWorkers(config, sizes, states)
 
 
 def shares(config: TrainConfig) -> list[int]:
@@ -57,21 +69,27 @@ def steps_per_worker(config: TrainConfig) -> int:
     return math.ceil(config.steps_per_update / config.num_workers)
 
 
-def worker_collector(config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int]
-                     ) -> tuple[PolicyNet, Collector]:
-    """What one worker process or actor runs: its own network copy and collector."""
+def worker_collector(config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int],
+                     state: bytes | None = None) -> tuple[PolicyNet, Collector]:
+    """What one worker process or actor runs: its own network copy and collector (restored
+    from ``state`` if given)."""
     torch.set_num_threads(1)
-    cfg = config_from_dict(config)
+    cfg = config_from_dict(config, check=False)  # the trainer has validated it
     network = build_network(cfg, *sizes)
-    return network, Collector(cfg, stream, num_envs, network)
+    collector = Collector(cfg, stream, num_envs, network)
+    if state is not None:
+        collector.restore(state)
+    return network, collector
 
 
 class InProcessWorkers:
     """One collector in the trainer's process (``num_workers: 0``)."""
 
-    def __init__(self, config: TrainConfig, network: PolicyNet) -> None:
+    def __init__(self, config: TrainConfig, network: PolicyNet, states: list[bytes] | None = None) -> None:
         self.config = config
         self.collector = Collector(config, 0, config.num_envs, network)
+        if states is not None:
+            self.collector.restore(states[0])
 
     def collect(self, network: PolicyNet) -> Batch:
         return self.collector.collect(self.config.steps_per_update)
@@ -79,38 +97,50 @@ class InProcessWorkers:
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
         self.collector.set_pool(pool)
 
-    def close(self) -> None:
+    def states(self) -> list[bytes]:
+        return [self.collector.state()]
+
+    def close(self, wait: bool = True) -> None:
         pass
 
 
-def _process_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int]) -> None:
-    network, collector = worker_collector(config, stream, num_envs, sizes)
-    while True:
-        command, payload = conn.recv()
-        if command == "collect":
-            weights, steps = payload
-            network.load_state_dict(weights)
-            conn.send(collector.collect(steps))
-        elif command == "pool":
-            collector.set_pool(payload)
-        else:
-            conn.close()
-            return
+def _process_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int],
+                  state: bytes | None) -> None:
+    network, collector = worker_collector(config, stream, num_envs, sizes, state)
+    try:
+        while True:
+            command, payload = conn.recv()
+            if command == "collect":
+                weights, steps = payload
+                network.load_state_dict(weights)
+                conn.send(collector.collect(steps))
+            elif command == "pool":
+                collector.set_pool(payload)
+            elif command == "state":
+                conn.send(collector.state())
+            else:
+                return
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return  # the trainer is gone: nothing left to do, and nobody to tell
+    finally:
+        conn.close()
 
 
 class ProcessWorkers:
     """One local process per worker, fed over pipes."""
 
-    def __init__(self, config: TrainConfig, sizes: tuple[int, int]) -> None:
+    def __init__(self, config: TrainConfig, sizes: tuple[int, int], states: list[bytes] | None = None) -> None:
         self.config = config
         self.connections = []
         self.processes = []
         context = multiprocessing.get_context("spawn")  # torch is not fork-safe once its threads run
         for stream, games in enumerate(shares(config)):
             parent, child = context.Pipe()
-            process = context.Process(target=_process_main, args=(child, config.to_dict(), stream, games, sizes),
+            state = states[stream] if states is not None else None
+            process = context.Process(target=_process_main, args=(child, config.to_dict(), stream, games, sizes, state),
                                       daemon=True)
-            process.start()
+            with ctrl_c_blocked():
+                process.start()
             self.connections.append(parent)
             self.processes.append(process)
 
@@ -124,8 +154,20 @@ class ProcessWorkers:
         for conn in self.connections:
             conn.send(("pool", pool))
 
-    def close(self) -> None:
+    def states(self) -> list[bytes]:
         for conn in self.connections:
-            conn.send(("close", None))
-        for process in self.processes:
-            process.join(timeout=10)
+            conn.send(("state", None))
+        return [conn.recv() for conn in self.connections]
+
+    def close(self, wait: bool = True) -> None:
+        for conn, process in zip(self.connections, self.processes):
+            if wait:
+                try:
+                    conn.send(("close", None))
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # already gone
+                process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()  # SIGTERM's default action: it holds nothing to save
+            process.join()
+            conn.close()

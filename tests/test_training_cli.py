@@ -1,0 +1,131 @@
+"""The command lines of the trainer and of shipping, as a user meets them: every user's error
+is one line on stderr naming what is wrong, exit code 2, no traceback, and nothing
+written; shipping does not overwrite shipped files without --force."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from rummy_training.checkpoint import build_network, save_checkpoint
+from rummy_training.config import TrainConfig
+
+TRAIN = [sys.executable, "-m", "rummy_training.ppo"]
+SHIP = [sys.executable, "-m", "rummy_training.ship"]
+
+
+def tiny_config(**fields) -> TrainConfig:
+    config = TrainConfig(**{**dict(num_players=2, hidden_sizes=(16,), num_workers=0), **fields})
+    config.validate()
+    return config
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a run's last.pt (enough of one to be resumed from as far as checks go),
+    a weights-only best.pt and two YAML configs."""
+    folder = tmp_path_factory.mktemp("saved")
+    config = tiny_config(run_dir=str(folder), run_name="run")
+    network = build_network(config, 350, 106)
+    (folder / "run").mkdir()
+    counters = {"updates": 1, "env_steps": 512, "trained_decisions": 400, "seconds": 1.0}
+    optimizer = torch.optim.Adam(network.parameters())
+    save_checkpoint(folder / "run" / "last.pt", network, config, counters,
+                    extra={"optimizer": optimizer.state_dict(), "pool": [], "history": []})
+    save_checkpoint(folder / "run" / "best.pt", network, config, counters, extra={"history": []})
+    (folder / "fast.yaml").write_text("game: three_thirteen\nlearning_rate: fast\n")
+    (folder / "typo.yaml").write_text("learning_rat: 0.1\n")
+    return folder
+
+
+def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def _files(folder: Path) -> set[Path]:
+    return {path for path in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--learning-rate", "fast"], ["--learning-rate", "'fast'"]),
+    (["--config", "{saved}/fast.yaml"], ["learning_rate must be a number, not 'fast'"]),
+    (["--config", "{saved}/typo.yaml"], ["unknown field(s) learning_rat"]),
+    (["--config", "{saved}/missing.yaml"], ["cannot read config", "missing.yaml"]),
+    (["--bogus", "1"], ["Unrecognized options: --bogus"]),
+    (["--num-envs"], ["--num-envs"]),
+    (["--eval-opponent", "grredy"], ["eval_opponent", "grredy"]),
+    (["--imitation-agent", "grredy"], ["imitation_agent must be one of"]),
+    (["--rules", "num_seats", "3"], ["rules:", "num_seats"]),
+    (["--hidden-sizes"], ["hidden_sizes must be positive widths"]),
+    (["--resume", "{saved}/missing/last.pt"], ["checkpoint", "missing/last.pt does not exist"]),
+    (["--resume", "{saved}/run/best.pt"], ["best.pt holds weights only", "resume from a run's last.pt"]),
+    (["--resume", "{saved}/run/last.pt", "--game", "contract_rummy"], ["game cannot change when resuming"]),
+    (["--resume", "{saved}/run/last.pt", "--seed", "9"], ["seed cannot change when resuming", "total_steps"]),
+    (["--resume", "{saved}/run/last.pt", "--run-name", "other"], ["run_name: a resumed run goes on in its own folder"]),
+    (["--resume", "{saved}/run/last.pt", "--config", "{saved}/typo.yaml"], ["give no --config"]),
+], ids=["flag type", "yaml type", "yaml key", "no config", "bad option", "no value", "eval agent", "imitation agent",
+        "rules", "no widths", "no checkpoint", "weights only", "other game", "unsafe change", "other folder",
+        "resume and config"])
+def test_a_users_error_is_one_line_and_exit_2_before_anything_is_written(saved: Path, tmp_path: Path, args, words):
+    args = [arg.format(saved=saved) for arg in args]
+    before = _files(saved)
+    where = [] if "--resume" in args else ["--run-dir", str(tmp_path / "runs"), "--no-progress"]
+    out = _run([*TRAIN, *where, *args], tmp_path)
+    lines = out.stderr.splitlines()
+    assert out.returncode == 2 and len(lines) == 1, out.stderr
+    assert lines[0].startswith("python -m rummy_training.ppo: error: ") and "Traceback" not in out.stderr
+    for word in words:
+        assert word in lines[0]
+    assert out.stdout == "" and _files(tmp_path) == set() and _files(saved) == before
+
+
+def test_the_help_still_prints_in_full(tmp_path: Path):
+    out = _run([*TRAIN, "--help"], tmp_path)
+    assert out.returncode == 0 and "--learning-rate" in out.stdout and "--imitation-rounds" in out.stdout
+    assert "Adam learning rate at the start of training" in out.stdout
+
+
+def _shippable(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    config = tiny_config(num_players=4)
+    save_checkpoint(run / "best.pt", build_network(config, 464, 106), config,
+                    {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 1.0},
+                    extra={"history": [{"env_steps": 10, "eval_win_rate": 0.3}]})
+    return run
+
+
+@pytest.mark.parametrize("existing", ["tiny.pt", "tiny.md", "tiny.eval.json"])
+def test_shipping_refuses_to_overwrite_without_force(tmp_path: Path, existing: str):
+    run = _shippable(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / existing).write_text("shipped before")
+    result = _run([*SHIP, str(run), "--name", "tiny", "--out", str(out), "--games", "4", "--workers", "1"], tmp_path)
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr
+    assert lines[0].startswith("python -m rummy_training.ship: error: ") and "--force" in lines[0]
+    assert existing in lines[0]
+    assert [p.name for p in out.iterdir()] == [existing] and (out / existing).read_text() == "shipped before"
+
+
+@pytest.mark.parametrize("args, words", [
+    (["{run}", "--name", "tiny", "--games", "0"], ["--games: must be a positive integer, not '0'"]),
+    (["{tmp}/nowhere", "--name", "tiny"], ["nowhere/best.pt does not exist"]),
+    (["{run}"], ["--name"]),
+    (["{run}", "--name", "a/b"], ["--name must be a file name"]),
+])
+def test_shipping_errors_are_one_line(tmp_path: Path, args, words):
+    run = _shippable(tmp_path)
+    args = [arg.format(run=run, tmp=tmp_path) for arg in args]
+    before = _files(tmp_path)
+    result = _run([*SHIP, *args, "--out", str(tmp_path / "out")], tmp_path)
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    for word in words:
+        assert word in lines[0]
+    assert _files(tmp_path) == before
