@@ -1,6 +1,8 @@
 """The command lines of the trainer and of shipping, as a user meets them: every user's error
 is one line on stderr naming what is wrong, exit code 2, no traceback, and nothing
-written; shipping does not overwrite shipped files without --force."""
+written; shipping does not overwrite shipped files without --force. The cases run the
+commands' ``main`` in this process (a process each would cost seconds of torch imports);
+one case of each command runs as a real process."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from rummy_training import ppo, ship
 from rummy_training.checkpoint import build_network, save_checkpoint
 from rummy_training.config import TrainConfig
 
@@ -46,6 +49,21 @@ def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
+@pytest.fixture
+def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture):
+    """Runs a command's ``main`` here as ``python -m`` would, in a folder: (exit code, stdout, stderr)."""
+    def run(main, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+        monkeypatch.chdir(cwd)
+        monkeypatch.setattr(sys, "argv", [f"{main.__module__.replace('rummy_training', 'training')}.py"])
+        try:
+            code = main(argv)
+        except SystemExit as exit:
+            code = exit.code
+        out = capsys.readouterr()
+        return subprocess.CompletedProcess(argv, code, out.out, out.err)
+    return run
+
+
 def _files(folder: Path) -> set[Path]:
     return {path for path in folder.rglob("*")}
 
@@ -70,11 +88,12 @@ def _files(folder: Path) -> set[Path]:
 ], ids=["flag type", "yaml type", "yaml key", "no config", "bad option", "no value", "eval agent", "imitation agent",
         "rules", "no widths", "no checkpoint", "weights only", "other game", "unsafe change", "other folder",
         "resume and config"])
-def test_a_users_error_is_one_line_and_exit_2_before_anything_is_written(saved: Path, tmp_path: Path, args, words):
+def test_a_users_error_is_one_line_and_exit_2_before_anything_is_written(saved: Path, tmp_path: Path, args, words,
+                                                                        run_main):
     args = [arg.format(saved=saved) for arg in args]
     before = _files(saved)
     where = [] if "--resume" in args else ["--run-dir", str(tmp_path / "runs"), "--no-progress"]
-    out = _run([*TRAIN, *where, *args], tmp_path)
+    out = run_main(ppo.main, [*where, *args], tmp_path)
     lines = out.stderr.splitlines()
     assert out.returncode == 2 and len(lines) == 1, out.stderr
     assert lines[0].startswith("python -m rummy_training.ppo: error: ") and "Traceback" not in out.stderr
@@ -83,8 +102,19 @@ def test_a_users_error_is_one_line_and_exit_2_before_anything_is_written(saved: 
     assert out.stdout == "" and _files(tmp_path) == set() and _files(saved) == before
 
 
-def test_the_help_still_prints_in_full(tmp_path: Path):
-    out = _run([*TRAIN, "--help"], tmp_path)
+def test_the_commands_themselves_answer_with_one_line(saved: Path, tmp_path: Path):
+    """As processes: no traceback reaches the terminal, whatever the in-process cases show."""
+    train = _run([*TRAIN, "--config", f"{saved}/fast.yaml", "--run-dir", str(tmp_path / "runs")], tmp_path)
+    run = _shippable(tmp_path)
+    shipping = _run([*SHIP, str(run), "--name", "tiny", "--games", "0"], tmp_path)
+    for out, prog in ((train, "python -m rummy_training.ppo"), (shipping, "python -m rummy_training.ship")):
+        assert out.returncode == 2 and out.stdout == "" and len(out.stderr.splitlines()) == 1, out.stderr
+        assert out.stderr.startswith(f"{prog}: error: ")
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "checkpoints").exists()
+
+
+def test_the_help_still_prints_in_full(tmp_path: Path, run_main):
+    out = run_main(ppo.main, ["--help"], tmp_path)
     assert out.returncode == 0 and "--learning-rate" in out.stdout and "--imitation-rounds" in out.stdout
     assert "Adam learning rate at the start of training" in out.stdout
 
@@ -100,12 +130,13 @@ def _shippable(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("existing", ["tiny.pt", "tiny.md", "tiny.eval.json"])
-def test_shipping_refuses_to_overwrite_without_force(tmp_path: Path, existing: str):
+def test_shipping_refuses_to_overwrite_without_force(tmp_path: Path, existing: str, run_main):
     run = _shippable(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
     (out / existing).write_text("shipped before")
-    result = _run([*SHIP, str(run), "--name", "tiny", "--out", str(out), "--games", "4", "--workers", "1"], tmp_path)
+    result = run_main(ship.main, [str(run), "--name", "tiny", "--out", str(out), "--games", "4", "--workers", "1"],
+                      tmp_path)
     lines = result.stderr.splitlines()
     assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr
     assert lines[0].startswith("python -m rummy_training.ship: error: ") and "--force" in lines[0]
@@ -119,11 +150,11 @@ def test_shipping_refuses_to_overwrite_without_force(tmp_path: Path, existing: s
     (["{run}"], ["--name"]),
     (["{run}", "--name", "a/b"], ["--name must be a file name"]),
 ])
-def test_shipping_errors_are_one_line(tmp_path: Path, args, words):
+def test_shipping_errors_are_one_line(tmp_path: Path, args, words, run_main):
     run = _shippable(tmp_path)
     args = [arg.format(run=run, tmp=tmp_path) for arg in args]
     before = _files(tmp_path)
-    result = _run([*SHIP, *args, "--out", str(tmp_path / "out")], tmp_path)
+    result = run_main(ship.main, [*args, "--out", str(tmp_path / "out")], tmp_path)
     lines = result.stderr.splitlines()
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     for word in words:
