@@ -182,7 +182,7 @@ def _report(checker: Checker, label: str, games: int, start: float) -> None:
           f"{time.perf_counter() - start:.1f}s")
 
 
-@pytest.mark.parametrize("n, chunk", sweep([(n, k) for k in range(SHORT_CHUNKS) for n in PLAYERS], fast=6))
+@pytest.mark.parametrize("n, chunk", sweep([(n, k) for k in range(SHORT_CHUNKS) for n in PLAYERS], fast=3))
 def test_random_games_short_rounds(n, chunk):
     checker = Checker(n, SHORT_CAP, seed=1000 * n + chunk)
     start = time.perf_counter()
