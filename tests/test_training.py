@@ -23,6 +23,7 @@ import torch
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
+from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_training import config as config_module
 from rummy_training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
                                        save_checkpoint)
@@ -33,7 +34,7 @@ from rummy_training import ppo as ppo_module
 from rummy_training.cli import resume_config
 from rummy_training.ppo import Trainer
 from rummy_training.stopping import Stopped
-from rummy_training.features import ContractExpert, ContractPlan, ThreeThirteenPenalties
+from rummy_training.features import ContractExpert, ContractPlan, ThreeThirteenExpert, ThreeThirteenPenalties
 from rummy_training.imitation import imitate, play_demonstrations
 from rummy_training.rollout import Collector, seat_gae
 from rummy_training.workers import shares
@@ -851,3 +852,54 @@ def _parent(proc: Path) -> int:
         return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
         return 0
+
+
+class _ForgetfulExpert(ExpertThreeThirteen):
+    """Three-Thirteen's expert reading every decision afresh, as its features do."""
+
+    def act(self, decision):
+        self.forget_round()
+        return super().act(decision)
+
+
+def test_three_thirteen_expert_features_say_what_the_expert_would_do():
+    """They start with the penalty features; the draw flag is expert's draw, the discard
+    preferences rank its discard first (1) and the rest it weighed below, with their score
+    margins (0 for its own), on positions reached by expert and random play."""
+    env = rummy_env.three_thirteen_v0.env(num_players=4)
+    env.reset(seed=9)
+    raw = env.unwrapped
+    seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
+    features = {name: ThreeThirteenExpert(seats[name]) for name in raw.possible_agents}
+    penalties = ThreeThirteenPenalties(seats["player_0"])
+    experts = {name: _ForgetfulExpert() for name in raw.possible_agents}
+    for name, agent in experts.items():
+        agent.start_game(seats[name], 0)
+    rng = np.random.default_rng(1)
+    counted = dict(draws=0, takes=0, discards=0, outs=0)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        observation, mask = obs["observation"], obs["action_mask"]
+        given = features[name](observation, mask)
+        assert np.array_equal(given[:len(observation) + 54], penalties(observation, mask))
+        extra = given[len(observation) + 54:]
+        preference, margin, (beta, last_turn, takes, _) = extra[:52], extra[52:104], extra[104:]
+        choice = experts[name].act(rummy_env.agents.Decision(observation, mask, dict))
+        assert 0 < beta <= 1
+        if mask[0]:
+            assert takes == (choice == 1) and not preference.any()
+            counted["draws"] += 1
+            counted["takes"] += choice == 1
+        else:
+            assert preference[(choice - 2) % 52] == 1 and margin[(choice - 2) % 52] == 0
+            weighed = np.flatnonzero(preference)
+            assert np.allclose(sorted(preference[weighed], reverse=True), [1 / (1 + r) for r in range(len(weighed))])
+            assert all(mask[2 + f] for f in weighed) or choice >= 54
+            counted["outs" if choice >= 54 else "discards"] += 1
+        explore = rng.random() < 0.3
+        legal = np.flatnonzero(mask)
+        env.step(int(legal[rng.integers(len(legal))]) if explore else choice)
+    assert counted["draws"] > 100 and counted["takes"] > 10 and counted["discards"] > 100 and counted["outs"] > 0

@@ -77,7 +77,7 @@ class TrainConfig:
 
     features: str = "none"
     """Extra policy inputs computed from the seat's own observation (training/features.py):
-    'none', 'three_thirteen_penalties', 'contract_plan' or 'contract_expert'."""
+    'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'contract_plan' or 'contract_expert'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
     learning_rate: float = 3e-4
@@ -97,7 +97,17 @@ class TrainConfig:
     clip_value: bool = True
     """Clip the value update around the value at collection time (same coefficient)."""
     ent_coef: float = 0.01
-    """Weight of the masked entropy bonus."""
+    """Weight of the masked entropy bonus (at the start of training, see ent_coef_final)."""
+    ent_coef_final: float | None = None
+    """The entropy weight reached at total_steps, linearly from ent_coef (None: ent_coef
+    throughout)."""
+    kl_coef: float = 0.0
+    """Weight of a penalty on KL(policy || reference) over the legal actions of each
+    decision, the reference being the policy as PPO started (after the warm start or from
+    init_checkpoint): PPO may then take larger steps without forgetting the imitated play."""
+    value_warmup_updates: int = 0
+    """PPO's first updates that train the value head alone (the policy plays, unchanged): a
+    critic fitted to PPO's own rewards and opponents before the policy moves."""
     vf_coef: float = 0.5
     """Weight of the value loss."""
     max_grad_norm: float = 0.5
@@ -125,6 +135,9 @@ class TrainConfig:
     """Passes over the recorded decisions."""
     imitation_learning_rate: float = 1e-3
     """Adam learning rate of the imitation (PPO then starts afresh with learning_rate)."""
+    init_checkpoint: str | None = None
+    """A checkpoint whose weights start PPO instead of a warm start (a run's best.pt or a
+    shipped checkpoint of this game, trained with the same features and hidden_sizes)."""
 
     self_play: float = 0.5
     """Weight, for each seat beside the network's own, of the current policy (whose
@@ -142,6 +155,9 @@ class TrainConfig:
     pool_size: int = 8
     """Most recent snapshots kept in the pool."""
 
+    keep_every: int = 0
+    """Updates between copies of the weights kept as kept/<env_steps>.pt in the run folder,
+    for evaluating a learning curve afterwards (0: none)."""
     eval_every: int = 10
     """Updates between evaluations against eval_opponent; the last update is evaluated too
     (0: never, and no best.pt)."""
@@ -185,8 +201,15 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
-        if self.num_workers < 0 or self.eval_every < 0:
-            raise ConfigError("num_workers and eval_every must be at least 0")
+        if min(self.num_workers, self.eval_every, self.value_warmup_updates, self.keep_every) < 0:
+            raise ConfigError("num_workers, eval_every, keep_every and value_warmup_updates must be at least 0")
+        for name in ("kl_coef", "ent_coef", "ent_coef_final"):
+            if (getattr(self, name) or 0.0) < 0:
+                raise ConfigError(f"{name} must be at least 0, not {getattr(self, name)!r}")
+        if self.init_checkpoint is not None and self.imitation_agent is not None:
+            raise ConfigError("init_checkpoint and imitation_agent are two ways to start PPO: give one")
+        if self.kl_coef and self.init_checkpoint is None and self.imitation_agent is None:
+            raise ConfigError("kl_coef needs a policy to stay near: an imitation_agent or an init_checkpoint")
         if self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
         if self.backend == "ray":

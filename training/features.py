@@ -15,6 +15,18 @@ game's values; ``rummy_env.melds`` via the baselines' ``HandPenalties``):
 - at a draw with a top discard ``t``: ``(pen(H) - min_d pen(H + t - d)) / 10``, what taking
   it and then the best allowed discard saves (else 0).
 
+``three_thirteen_expert`` (Three-Thirteen only; ``three_thirteen_penalties`` then 108
+numbers): what the ``expert`` baseline (``ExpertThreeThirteen.advise``) would weigh and
+choose here, read afresh from this decision, for the network to follow, weigh or overrule:
+
+- per face (52): its preference among the discards it weighs (1 for its discard, 1/2 for
+  the next, and so on; at a discard or going out decided without scores, 1 for its card);
+- per face (52): how much worse than its best each weighed discard scores (``S(H - d) +
+  feed(d)`` less the best, / 10, at most 1);
+- its ``beta`` (the weight of a kept hand's potential), whether another player went out
+  (only the penalty counts), whether it takes the top discard, and at a draw it weighed,
+  how much better taking scores than the stock (/ 10, within -1..1).
+
 ``contract_plan`` (Contract Rummy and Toonerville Rook; 21 + 5 x faces numbers), from the
 baselines' partial-contract planner (``rummy_env.agents.contract_heuristics``) and the mask:
 
@@ -144,6 +156,40 @@ class ThreeThirteenPenalties(Features):
         return out
 
 
+class ThreeThirteenExpert(ThreeThirteenPenalties):
+    """See the module docstring."""
+
+    name = "three_thirteen_expert"
+    size = 54 + 2 * 52 + 4
+
+    def __init__(self, seat: SeatInfo) -> None:
+        super().__init__(seat)
+        from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
+
+        self.reader = ExpertThreeThirteen()  # reads a decision as expert does; never acts
+        self.reader.start_game(seat, None)
+
+    def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = super().compute(observation, mask)
+        self.reader.forget_round()  # a function of this decision alone, whatever came before
+        advice = self.reader.advise(Decision(observation, mask, dict))
+        F, at = self.faces, ThreeThirteenPenalties.size
+        if advice.discards:
+            best = min(advice.discards.values())
+            for rank, f in enumerate(sorted(advice.discards, key=advice.discards.get)):
+                out[at + f] = 1 / (1 + rank)
+                out[at + F + f] = min(advice.discards[f] - best, 10) / 10
+        elif advice.action >= 2:  # a discard or going out, decided without scores
+            out[at + (advice.action - 2) % F] = 1.0
+        at += 2 * F
+        out[at] = advice.beta
+        out[at + 1] = advice.last_turn
+        out[at + 2] = advice.action == 1
+        if advice.take is not None:
+            out[at + 3] = max(-10.0, min(10.0, advice.stock - advice.take)) / 10
+        return out
+
+
 class ContractPlan(Features):
     """See the module docstring."""
 
@@ -265,6 +311,6 @@ class ContractExpert(ContractPlan):
         return out
 
 
-FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ContractPlan,
-                                                                    ContractExpert)}
+FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ThreeThirteenExpert,
+                                                                    ContractPlan, ContractExpert)}
 

@@ -40,6 +40,11 @@ class MaskedCategorical:
     def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
         return self.log_probs.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
 
+    def kl(self, other: "MaskedCategorical") -> torch.Tensor:
+        """KL(self || other) per row, over the legal actions (the same mask for both)."""
+        terms = self.probs * (self.log_probs - other.log_probs)
+        return torch.where(self.mask, terms, torch.zeros_like(terms)).sum(dim=-1)
+
     def entropy(self) -> torch.Tensor:
         # masked terms are zeroed outright: exp(-1e8) underflows to 0, but 0 * -1e8 must not count
         p_log_p = torch.where(self.mask, self.probs * self.log_probs, torch.zeros_like(self.log_probs))
@@ -69,9 +74,13 @@ class PolicyNet(nn.Module):
         nn.init.orthogonal_(self.value.weight, gain=1.0)
         nn.init.zeros_(self.value.bias)
 
-    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor,
+                detach_value: bool = False) -> tuple[MaskedCategorical, torch.Tensor]:
+        """The masked policy and the value; ``detach_value`` stops the value's gradient at
+        the trunk (a value loss then trains the value head alone)."""
         hidden = self.trunk(observation)
-        return MaskedCategorical(self.policy(hidden), mask), self.value(hidden).squeeze(-1)
+        value_input = hidden.detach() if detach_value else hidden
+        return MaskedCategorical(self.policy(hidden), mask), self.value(value_input).squeeze(-1)
 
     @torch.no_grad()
     def most_probable(self, observation: np.ndarray, mask: np.ndarray) -> int:

@@ -14,8 +14,10 @@ evaluation harness (``rummy_env.evaluate``, seats rotated), and the best result 
 A run folder (``<run_dir>/<run_name>``, printed when the run starts) holds:
 
 - ``last.pt``, saved after every update (and before the first): everything the run needs
-  to go on (``--resume`` continues from it), ``latest.pt`` (the weights last evaluated) and
-  ``best.pt`` (the best evaluation's weights);
+  to go on (``--resume`` continues from it), ``latest.pt`` (the weights last evaluated),
+  ``best.pt`` (the best evaluation's weights) and, after a warm start, ``warm_start.pt``
+  (its weights: an ``init_checkpoint`` for other runs); with ``keep_every``, ``kept/`` holds
+  the weights every so many updates, named by their env steps;
 - ``pool.pt`` (the snapshot pool) and ``config.yaml`` (the full config);
 - ``metrics.csv`` (one row per update) and ``tensorboard/`` (the same, and the learning
   curve's charts; ``runlog.py``);
@@ -35,6 +37,7 @@ Progress bars on stderr (``progress``) show the warm start and the updates.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import time
@@ -49,7 +52,8 @@ from tqdm import tqdm
 from rummy_env.cli import fail
 from rummy_env.evaluate import evaluate
 
-from .checkpoint import CheckpointError, build_network, check_fits, env_sizes, load_resumable, save_checkpoint
+from .checkpoint import (CheckpointError, build_network, check_fits, env_sizes, load_checkpoint, load_resumable,
+                         save_checkpoint)
 from .cli import command_name, parse_args
 from .config import ConfigError, TrainConfig, config_from_dict, refuse_changes
 from .imitation import Demonstrations, collect_demonstrations, imitate
@@ -63,8 +67,15 @@ from .workers import RolloutWorkers, start_workers
 
 # ---------------------------------------------------------------------- the PPO update
 def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, config: TrainConfig,
-               generator: torch.Generator) -> dict[str, float]:
-    """The clipped PPO update over ``batch``, with the masks stored at collection time."""
+               generator: torch.Generator, ent_coef: float | None = None, reference: PolicyNet | None = None,
+               value_only: bool = False) -> dict[str, float]:
+    """The clipped PPO update over ``batch``, with the masks stored at collection time.
+
+    ``ent_coef`` is this update's entropy weight (default ``config.ent_coef``). With a
+    ``reference`` policy, ``kl_reference`` reports KL(policy || reference) over the legal
+    actions, and ``config.kl_coef`` weighs it as a penalty. ``value_only`` trains the value
+    head alone (its trunk input detached): the policy stays exactly as it is."""
+    ent_coef = config.ent_coef if ent_coef is None else ent_coef
     observations = torch.from_numpy(batch.observations)
     masks = torch.from_numpy(batch.masks)
     actions = torch.from_numpy(batch.actions)
@@ -74,13 +85,15 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
     returns = torch.from_numpy(batch.returns)
     size = len(actions)
     totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+    if reference is not None:
+        totals["kl_reference"] = 0.0
     minibatches = 0
     for _ in range(config.update_epochs):
         order = torch.randperm(size, generator=generator)
         epoch_kl = []
         for start in range(0, size, config.minibatch_size):
             rows = order[start:start + config.minibatch_size]
-            distribution, values = network(observations[rows], masks[rows])
+            distribution, values = network(observations[rows], masks[rows], detach_value=value_only)
             log_probs = distribution.log_prob(actions[rows])
             log_ratio = log_probs - old_log_probs[rows]
             ratio = log_ratio.exp()
@@ -94,7 +107,17 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
             else:
                 value_loss = 0.5 * ((values - returns[rows]) ** 2).mean()
             entropy = distribution.entropy().mean()
-            loss = policy_loss - config.ent_coef * entropy + config.vf_coef * value_loss
+            if value_only:
+                loss = config.vf_coef * value_loss
+            else:
+                loss = policy_loss - ent_coef * entropy + config.vf_coef * value_loss
+            kl_reference = None
+            if reference is not None:
+                with torch.no_grad():
+                    reference_distribution, _ = reference(observations[rows], masks[rows])
+                kl_reference = distribution.kl(reference_distribution).mean()
+                if config.kl_coef and not value_only:
+                    loss = loss + config.kl_coef * kl_reference
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
@@ -107,6 +130,8 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
                                 ("entropy", entropy.item()), ("approx_kl", approx_kl),
                                 ("clip_fraction", clip_fraction)):
                 totals[name] += value
+            if kl_reference is not None:
+                totals["kl_reference"] += kl_reference.item()
             minibatches += 1
         if config.target_kl is not None and np.mean(epoch_kl) > config.target_kl:
             break
@@ -134,6 +159,9 @@ class Trainer:
         self.pool: list[dict[str, torch.Tensor]] = []
         self.history: list[dict[str, Any]] = []
         self.best_win_rate = -1.0
+        self.reference: PolicyNet | None = None
+        """The policy as PPO started (after the warm start or from init_checkpoint): the
+        KL penalty's reference and the measure of how far PPO has moved."""
         self.rollout_states: list[bytes] | None = None
         self.saved: tuple[int, int] | None = None
         """The update and env steps that the run's last.pt holds, once it has one."""
@@ -142,6 +170,22 @@ class Trainer:
         self.run_dir = Path(config.run_dir) / (config.run_name or f"{config.game}-s{config.seed}")
         if config.resume:
             self._resume(config.resume)
+        elif config.init_checkpoint:
+            self._start_from(config.init_checkpoint)
+
+    def _start_from(self, path: str) -> None:
+        data = load_checkpoint(path, self.config.game, *self.sizes)
+        saved = data["config"]
+        for name in ("features", "hidden_sizes", "num_players"):
+            if name in saved and _same(saved[name]) != _same(getattr(self.config, name)):
+                raise CheckpointError(f"init_checkpoint {path} was trained with {name} {saved[name]!r}, "
+                                      f"not {getattr(self.config, name)!r}: set the same to start from it")
+        self.network.load_state_dict(data["weights"])
+        self.counters["init"] = {"path": str(path), "counters": data["counters"]}
+        self.reference = self._frozen_copy()
+
+    def _frozen_copy(self) -> PolicyNet:
+        return copy.deepcopy(self.network).eval().requires_grad_(False)  # no draw from torch's global generator
 
     def _resume(self, path: str) -> None:
         data = load_resumable(path)
@@ -159,6 +203,9 @@ class Trainer:
             self.rollout_states = list(data["rollout"])
         else:  # a last.pt from before these were saved: its games in progress start afresh
             self.generator.manual_seed(self.config.seed * 1_000_003 + self.counters["updates"])
+        if "reference" in data:
+            self.reference = self._frozen_copy()
+            self.reference.load_state_dict(data["reference"])
         self.saved = (self.counters["updates"], self.counters["env_steps"])
 
     def train(self) -> Path:
@@ -176,6 +223,11 @@ class Trainer:
             if config.imitation_agent and self.counters["updates"] == 0 and "imitation" not in self.counters:
                 self.phase = "warm start"
                 self._warm_start(log)
+                self.reference = self._frozen_copy()
+                self._save("warm_start.pt")  # a start for other runs (init_checkpoint)
+            elif config.init_checkpoint and self.saved is None and config.eval_every:
+                log.row({"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **self.evaluate()})
+                log.flush()
             self.phase = "training"
             if self.saved is None:
                 self._save_last(workers)  # a run stopped in its first update resumes from here
@@ -203,14 +255,22 @@ class Trainer:
             1.0 - self.counters["env_steps"] / config.total_steps if config.anneal_lr else 1.0)
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate
+        ent_coef = config.ent_coef
+        if config.ent_coef_final is not None:
+            ent_coef += (config.ent_coef_final - config.ent_coef) * min(1.0, self.counters["env_steps"] / config.total_steps)
+        value_only = self.counters["updates"] < config.value_warmup_updates
         batch = workers.collect(self.network)
-        stats = ppo_update(self.network, self.optimizer, batch, config, self.generator) if len(batch.actions) else {}
+        stats = (ppo_update(self.network, self.optimizer, batch, config, self.generator, ent_coef, self.reference,
+                            value_only) if len(batch.actions) else {})
         seconds = time.perf_counter() - start
         self.counters["updates"] += 1
         self.counters["env_steps"] += batch.env_steps
         self.counters["trained_decisions"] += len(batch.actions)
         self.counters["seconds"] += seconds
         updates = self.counters["updates"]
+        if config.keep_every and updates % config.keep_every == 0:
+            (self.run_dir / "kept").mkdir(exist_ok=True)
+            self._save(f"kept/{self.counters['env_steps']:012d}.pt")
         if updates % config.snapshot_every == 0:
             self.pool = self.pool + [self.network.weights()]
             self.pool = self.pool[-config.pool_size:]
@@ -219,7 +279,7 @@ class Trainer:
         row = {"update": updates, "env_steps": self.counters["env_steps"],
                "trained_decisions": self.counters["trained_decisions"],
                "seconds": round(self.counters["seconds"], 3), "steps_per_second": batch.env_steps / seconds,
-               "learning_rate": learning_rate, **stats, "train_games": len(batch.games)}
+               "learning_rate": learning_rate, "ent_coef": 0.0 if value_only else ent_coef, **stats, "train_games": len(batch.games)}
         if batch.games:
             row["train_win_rate"] = float(np.mean([g["win"] for g in batch.games]))
             row["train_penalty_per_round"] = float(np.mean([g["penalty_per_round"] for g in batch.games]))
@@ -240,9 +300,11 @@ class Trainer:
         """last.pt: everything the run needs to go on exactly from here."""
         states = workers.states()
         with deferred_signals():  # a signal now waits until last.pt and self.saved agree
-            self._save("last.pt", extra={"optimizer": self.optimizer.state_dict(), "pool": self.pool,
-                                         "history": self.history, "generator": self.generator.get_state(),
-                                         "rollout": states})
+            extra = {"optimizer": self.optimizer.state_dict(), "pool": self.pool, "history": self.history,
+                     "generator": self.generator.get_state(), "rollout": states}
+            if self.reference is not None:
+                extra["reference"] = self.reference.weights()
+            self._save("last.pt", extra=extra)
             self.saved = (self.counters["updates"], self.counters["env_steps"])
 
     def _warm_start(self, log: RunLog) -> None:
@@ -299,6 +361,11 @@ class Trainer:
         plot_learning_curve(self.history, config, self.run_dir / "learning_curve.png")
         return {k: v for k, v in result.items() if k != "env_steps"}
 
+
+
+def _same(value: Any) -> Any:
+    """A config value as compared across checkpoints (YAML lists, config tuples)."""
+    return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
 def stop_report(trainer: Trainer | None, prog: str) -> str:

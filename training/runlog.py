@@ -23,7 +23,8 @@ from typing import Any, Iterable
 from .config import TrainConfig
 
 CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_second", "learning_rate",
-              "policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance",
+              "ent_coef", "policy_loss", "value_loss", "entropy", "approx_kl", "kl_reference", "clip_fraction",
+              "explained_variance",
               "train_games", "train_win_rate", "train_penalty_per_round", "imitation_agreement",
               "imitation_value_loss",
               "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",

@@ -70,7 +70,7 @@ hand; the estimate of ``Q`` needs no solver query).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 
@@ -194,6 +194,23 @@ class _Seen:
     """Turns started this round (all seats')."""
 
 
+@dataclass
+class Advice:
+    """An ``expert`` decision and the scores behind it (lower is better)."""
+
+    action: int
+    beta: float
+    """The weight of a kept hand's potential at this point of the round."""
+    last_turn: bool
+    """Another player went out: only the penalty counts."""
+    take: float | None = None
+    """At a draw it weighed: the score of taking the top discard (then the best discard)."""
+    stock: float | None = None
+    """... and of drawing from the stock."""
+    discards: dict[int, float] = field(default_factory=dict)
+    """At a discard it weighed: each candidate face's score ``S(hand - d) + feed(d)``."""
+
+
 class _ThreeThirteenBase(Agent):
     """Reading the observation, and the rules' facts shared by both agents."""
 
@@ -294,6 +311,15 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
         """Per kept hand this round: ``Q`` (the unseen cards as when it was first asked)."""
 
     def act(self, decision: Decision) -> int:
+        return self.advise(decision).action
+
+    def forget_round(self) -> None:
+        """Drops the round's caches (arrangements, and ``Q`` as first estimated), so that
+        the next advice depends on its decision alone."""
+        self._cache_round = -1
+
+    def advise(self, decision: Decision) -> "Advice":
+        """The decision, with the scores it was made on (``Advice``)."""
         legal = decision.legal_actions
         seen = self._read(decision.observation)
         hands = self._hands
@@ -304,33 +330,40 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
         hand = seen.hand
         own_turns = seen.turns / self.seat_info.num_players
         self._beta = self.potential / (1.0 + self.potential_decay * own_turns)
+        advice = Advice(_DRAW_STOCK, self._beta, seen.went_out)
         if legal[0] == _DRAW_STOCK:
             if len(legal) == 1 or seen.top < 0:
-                return _DRAW_STOCK
+                return advice
             t = seen.top
             before = self._arrangement(hand)
             if not seen.went_out and not self._may_help(t, before):
-                return _DRAW_STOCK
+                return advice
             hand[t] += 1
             self._added(hand, t, before)
             allowed = [f for f in range(self._N) if hand[f] and (f != t or hand[f] > 1)]
             if seen.went_out:
                 after, _ = hands.removals(hand, allowed)
                 hand[t] -= 1
-                return _DRAW_DISCARD if after < self._q(hand, unseen) else _DRAW_STOCK
-            take = self._best_discard(hand, allowed, unseen, seen)[0]
-            hand[t] -= 1
-            ph = before[0]
-            qh = self._q(hand, unseen)
-            stock = ph - (self._beta + self.stock_gain) * (ph - qh)
-            return _DRAW_DISCARD if take < stock else _DRAW_STOCK
+                advice.take, advice.stock = after, self._q(hand, unseen)
+            else:
+                advice.take = self._best_discard(hand, allowed, unseen, seen)[0]
+                hand[t] -= 1
+                ph = before[0]
+                qh = self._q(hand, unseen)
+                advice.stock = ph - (self._beta + self.stock_gain) * (ph - qh)
+            if advice.take < advice.stock:
+                advice.action = _DRAW_DISCARD
+            return advice
         outs = self._faces(legal, _GO_OUT, self._N)
         if outs:
-            return _GO_OUT + min(outs, key=lambda f: (self._feed(f, seen), -hands.face_value(f), f))
+            advice.action = _GO_OUT + min(outs, key=lambda f: (self._feed(f, seen), -hands.face_value(f), f))
+            return advice
         allowed = self._faces(legal, _DISCARD, self._N)
         if seen.went_out:
-            return _DISCARD + self._least_penalty_discard(hand, allowed)
-        return _DISCARD + self._best_discard(hand, allowed, unseen, seen)[1]
+            advice.action = _DISCARD + self._least_penalty_discard(hand, allowed)
+        else:
+            advice.action = _DISCARD + self._best_discard(hand, allowed, unseen, seen, advice.discards)[1]
+        return advice
 
     def _may_help(self, t: int, arrangement: tuple) -> bool:
         """Whether the card ``t`` could be worth taking into a hand of this arrangement: a
@@ -444,7 +477,9 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
         self._arr.setdefault(bytes(hand), (penalty + hands.face_value(f), loose + [f], absorb, spare, melded, free))
 
     # ------------------------------------------------------------------ choices
-    def _best_discard(self, hand: list[int], allowed: list[int], unseen: list[int], seen: _Seen) -> tuple[float, int]:
+    def _best_discard(self, hand: list[int], allowed: list[int], unseen: list[int], seen: _Seen,
+                      scores: dict[int, float] | None = None) -> tuple[float, int]:
+        """The best discard's score and face; ``scores`` gets every candidate's score."""
         hands = self._hands
         arrangement = self._arrangement(hand)
         penalty, loose = arrangement[0], arrangement[1]
@@ -465,6 +500,8 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
             p = cands[f]
             s = p - self._beta * (p - self._q(hand, unseen)) + self._feed(f, seen)
             hand[f] += 1
+            if scores is not None:
+                scores[f] = s
             if s < best[0]:
                 best = (s, f)
         return best
