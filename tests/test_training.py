@@ -789,10 +789,14 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
     data = {"game": "three_thirteen", "observation_size": 464, "action_size": 106, "package_version": "0",
             "rules_config": config.env_kwargs(), "config": config.to_dict(), "history": [{}],
             "counters": {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 36.0}}
-    card = model_card("tt", data, report, "rummy-eval ...")
+    card = model_card("tt", data, {"greedy": (report, "rummy-eval ..."), "expert": (report, "rummy-eval --x")})
     for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "rummy-eval ...",
-                 "game: three_thirteen"):
+                 "**Does not beat expert**", "rummy-eval --x", "game: three_thirteen"):
         assert text in card
+    data["counters"]["init"] = {"path": "checkpoints/tt.pt", "counters": dict(data["counters"], env_steps=7200)}
+    assert "Started from the weights of `checkpoints/tt.pt` (7,200 PPO steps" in model_card(
+        "tt", data, {"greedy": (report, "rummy-eval ...")})
+    assert "0.02 hours in all" in model_card("tt", data, {"greedy": (report, "rummy-eval ...")})
 
 
 def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path: Path):
@@ -804,10 +808,14 @@ def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path
     network = build_network(config, 464, 106)
     counters = {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 1.0}
     save_checkpoint(run / "best.pt", network, config, counters, extra={"history": [{"env_steps": 10, "eval_win_rate": 0.3}]})
-    ship.main([str(run), "--name", "tiny", "--games", "4", "--workers", "1", "--out", str(tmp_path)])
+    code = ship.main([str(run), "--name", "tiny", "--games", "4", "--workers", "1", "--out", str(tmp_path),
+                      "--opponents", "random", "greedy"])
     shipped = load_checkpoint(tmp_path / "tiny.pt")
     assert all(w.dtype == torch.float16 for w in shipped["weights"].values())
-    assert (tmp_path / "tiny.md").is_file() and (tmp_path / "tiny.eval.json").is_file()
+    assert code == 1  # an untrained network beats neither
+    assert (tmp_path / "tiny.md").is_file()
+    for opponent in ("random", "greedy"):
+        assert json.loads((tmp_path / f"tiny.{opponent}.eval.json").read_text())["settings"]["agents"][1] == opponent
     agent = PolicyAgent(tmp_path / "tiny.pt")  # loads into float32 parameters
     assert all(p.dtype == torch.float32 for p in agent.network.parameters())
     for name, weights in network.state_dict().items():
@@ -823,7 +831,7 @@ def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(pat
     result = play_game(env, [make_agent(str(path))] + [make_agent("greedy") for _ in range(players - 1)], seed=0)
     assert result.decisions[0] > 0
     assert "**Beats greedy**" in path.with_suffix(".md").read_text()
-    report = json.loads(path.with_name(f"{path.stem}.eval.json").read_text())
+    report = json.loads(path.with_name(f"{path.stem}.greedy.eval.json").read_text())
     assert len(report["games"]) >= 2000 and report["settings"]["agents"][1:] == ["greedy"] * (players - 1)
 
 

@@ -129,7 +129,7 @@ def _shippable(tmp_path: Path) -> Path:
     return run
 
 
-@pytest.mark.parametrize("existing", ["tiny.pt", "tiny.md", "tiny.eval.json"])
+@pytest.mark.parametrize("existing", ["tiny.pt", "tiny.md", "tiny.greedy.eval.json", "tiny.expert.eval.json"])
 def test_shipping_refuses_to_overwrite_without_force(tmp_path: Path, existing: str, run_main):
     run = _shippable(tmp_path)
     out = tmp_path / "out"

@@ -4,15 +4,16 @@
 
 Copies the run's ``best.pt`` (weights, stored as float16, config, counters and evaluation
 history; no optimiser or pool) to ``checkpoints/<name>.pt`` (``--out`` names another folder), then plays the acceptance
-tournament with the evaluation harness: the policy in one seat, ``greedy`` in every other,
-seats rotated, on deals of a seed the training never evaluated on (``--seed``, default 7;
-training selects its best checkpoint on the deals of ``eval_seed``, so those would flatter
-it). Writes the report to ``checkpoints/<name>.eval.json``, the run's learning curve beside
-it, and the model card ``checkpoints/<name>.md`` (config, training steps and time, the
-table, and whether it beats greedy: win rate above parity with the 95% interval above
-parity, and a lower mean final score).
+tournaments with the evaluation harness, one per opponent (``--opponents``, default
+``greedy expert``): the policy in one seat, the opponent in every other, seats rotated, on
+deals of a seed the training never evaluated on (``--seed``, default 7; training selects its
+best checkpoint on the deals of ``eval_seed``, so those would flatter it). Writes each
+report to ``checkpoints/<name>.<opponent>.eval.json``, the run's learning curve beside them,
+and the model card ``checkpoints/<name>.md`` (config, training steps and time, the tables,
+and whether it beats each opponent: win rate above parity with the 95% interval above
+parity, and a lower mean final score). The exit code is 0 when it beats them all, else 1.
 
-It refuses to overwrite shipped files (``<name>.pt``, ``.md``, ``.eval.json`` or
+It refuses to overwrite shipped files (``<name>.pt``, ``.md``, ``.<opponent>.eval.json`` or
 ``_learning_curve.png``) unless given ``--force``; this and every other user's error is one
 line on stderr and exit code 2, before anything is written.
 """
@@ -30,6 +31,7 @@ from typing import Sequence
 import torch
 import yaml
 
+from rummy_env.agents import AGENT_NAMES
 from rummy_env.cli import OneLineParser, fail
 from rummy_env.evaluate import Report, evaluate
 
@@ -53,11 +55,11 @@ def beats(report: Report) -> tuple[bool, str]:
     return win_ok and score_ok, words
 
 
-def model_card(name: str, data: dict, report: Report, command: str, note: str | None = None) -> str:
+def model_card(name: str, data: dict, reports: dict[str, tuple[Report, str]], note: str | None = None) -> str:
+    """The model card, with the acceptance report and its command per opponent."""
     config, counters = data["config"], data["counters"]
-    ok, words = beats(report)
     imitation = counters.get("imitation")
-    hours = (counters["seconds"] + (imitation["seconds"] if imitation else 0.0)) / 3600
+    hours = _hours(counters)
     kept = [row for row in data["history"] if row.get("env_steps") == counters["env_steps"]]
     lines = [
         f"# `{name}.pt`: masked-PPO self-play policy for {data['game']}, {config['num_players']} players",
@@ -67,6 +69,11 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
         f"- Network: the observation plus features `{config['features']}`, a trunk {list(config['hidden_sizes'])} "
         "(ReLU), policy and value heads, weights stored as float16; plays the most probable legal action.",
     ]
+    start = counters.get("init")
+    if start:
+        before = start["counters"]
+        lines.append(f"- Started from the weights of `{start['path']}` ({before['env_steps']:,} PPO steps and "
+                     f"{_hours(before):.2f} hours of training before).")
     if imitation:
         lines.append(f"- Warm start: imitation of `{config['imitation_agent']}` on "
                      f"{imitation['imitation_decisions']:,} of its decisions (agreement {imitation['imitation_agreement']:.3f} on them), "
@@ -86,21 +93,27 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
         "",
         "## Evaluation",
         "",
-        f"Against `greedy` in every other seat, {report.games_played} games with seats rotated (each deal "
-        f"from every seat), seed {report.seed} (deals the training never evaluated on):",
-        "",
-        "```",
-        report.format(),
-        "```",
-        "",
-        f"**{'Beats' if ok else 'Does not beat'} greedy**: {words}.",
-        "",
-        "Reproduce the evaluation:",
-        "",
-        "```",
-        command,
-        "```",
-        "",
+    ]
+    for opponent, (report, command) in reports.items():
+        ok, words = beats(report)
+        lines += [
+            f"Against `{opponent}` in every other seat, {report.games_played} games with seats rotated (each deal "
+            f"from every seat), seed {report.seed} (deals the training never evaluated on):",
+            "",
+            "```",
+            report.format(),
+            "```",
+            "",
+            f"**{'Beats' if ok else 'Does not beat'} {opponent}**: {words}.",
+            "",
+            "Reproduce the evaluation:",
+            "",
+            "```",
+            command,
+            "```",
+            "",
+        ]
+    lines += [
         "## Training config",
         "",
         "```yaml",
@@ -111,15 +124,24 @@ def model_card(name: str, data: dict, report: Report, command: str, note: str | 
     return "\n".join(lines) + "\n"
 
 
+def _hours(counters: dict) -> float:
+    """Training hours of a checkpoint: its PPO updates, its warm start and the training of
+    the checkpoint it started from."""
+    seconds = counters["seconds"] + counters.get("imitation", {}).get("seconds", 0.0)
+    start = counters.get("init")
+    return seconds / 3600 + (_hours(start["counters"]) if start else 0.0)
+
+
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
     return int(text)
 
 
-def shipped_files(out: Path, name: str) -> list[Path]:
-    """The files that shipping ``name`` writes to ``out``."""
-    return [out / f"{name}{suffix}" for suffix in (".pt", ".md", ".eval.json", "_learning_curve.png")]
+def shipped_files(out: Path, name: str, opponents: Sequence[str]) -> list[Path]:
+    """The files that shipping ``name`` with acceptance reports against ``opponents`` writes to ``out``."""
+    return [out / f"{name}{suffix}" for suffix in
+            (".pt", ".md", *(f".{opponent}.eval.json" for opponent in opponents), "_learning_curve.png")]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -133,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--games", type=_positive, default=2000, help="games of the acceptance tournament (default 2000)")
     ap.add_argument("--seed", type=int, default=7, help="seed of its deals (default 7)")
     ap.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
+    ap.add_argument("--opponents", nargs="+", choices=AGENT_NAMES, default=["greedy", "expert"],
+                    help="the baselines of the acceptance tournaments, one each (default greedy expert)")
     ap.add_argument("--note", help="a line for the model card (e.g. how the run ended)")
     ap.add_argument("--force", action="store_true", help="overwrite files shipped before under this name")
     args = ap.parse_args(argv)
@@ -145,7 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckpointError as err:
         fail(prog, str(err))
     out = args.out
-    existing = [str(path) for path in shipped_files(out, args.name) if path.exists()]
+    opponents = list(dict.fromkeys(args.opponents))
+    existing = [str(path) for path in shipped_files(out, args.name, opponents) if path.exists()]
     if existing and not args.force:
         fail(prog, f"{', '.join(existing)} already exist(s): give --force to overwrite, or another --name")
     if out.exists() and not out.is_dir():
@@ -159,19 +184,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     players = data["config"]["num_players"]
     # the spec as the command below gives it, from the repository root
     spec = os.path.relpath(target) if target.resolve().is_relative_to(Path.cwd()) else str(target)
-    agents = [spec] + ["greedy"] * (players - 1)
-    report = evaluate(data["game"], agents, games=args.games, seed=args.seed, env_kwargs=data["rules_config"],
-                      workers=args.workers, progress=True)
-    command = (f"rummy-eval --game {data['game']} --agents {spec} {' '.join(['greedy'] * (players - 1))} "
-               f"--games {args.games} --seed {args.seed} --workers {args.workers}")
-    (out / f"{args.name}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
-    (out / f"{args.name}.md").write_text(model_card(args.name, data, report, command, args.note))
+    reports = {}
+    for opponent in opponents:
+        report = evaluate(data["game"], [spec] + [opponent] * (players - 1), games=args.games, seed=args.seed,
+                          env_kwargs=data["rules_config"], workers=args.workers, progress=True)
+        command = (f"rummy-eval --game {data['game']} --agents {spec} {' '.join([opponent] * (players - 1))} "
+                   f"--games {args.games} --seed {args.seed} --workers {args.workers}")
+        (out / f"{args.name}.{opponent}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
+        reports[opponent] = (report, command)
+    (out / f"{args.name}.md").write_text(model_card(args.name, data, reports, args.note))
     if (args.run / "learning_curve.png").exists():
         shutil.copyfile(args.run / "learning_curve.png", out / f"{args.name}_learning_curve.png")
-    print(report.format())
-    ok, words = beats(report)
-    print(f"\n{'beats' if ok else 'does NOT beat'} greedy: {words}")
-    return 0 if ok else 1
+    results = []
+    for opponent, (report, _) in reports.items():
+        ok, words = beats(report)
+        print(report.format())
+        print(f"\n{'beats' if ok else 'does NOT beat'} {opponent}: {words}\n")
+        results.append(ok)
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":
