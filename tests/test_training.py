@@ -761,8 +761,10 @@ def test_features_of_another_game_are_refused():
         config_from_dict({"game": "three_thirteen", "features": "contract_plan"})
     with pytest.raises(ConfigError, match="'contract_expert' are for games with contracts, not three_thirteen"):
         config_from_dict({"game": "three_thirteen", "features": "contract_expert"})
-    with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, contract_plan, "
-                                          "contract_expert, not 'magic'"):
+    with pytest.raises(ConfigError, match="'three_thirteen_expert' are for games without contracts, not contract_rummy"):
+        config_from_dict({"game": "contract_rummy", "features": "three_thirteen_expert"})
+    with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, "
+                                          "three_thirteen_expert, contract_plan, contract_expert, not 'magic'"):
         config_from_dict({"features": "magic"})
 
 
