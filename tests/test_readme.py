@@ -30,6 +30,10 @@ SHRINK = {
     ("rummy-train",): TINY_TRAINING,
     ("python", "-m", "rummy_training.ship"): ["--games", "4", "--workers", "1"],
     ("rummy-eval",): ["--games", "4", "--no-progress"],
+    ("python", "benchmarks/learning.py"): ["--steps", "512", "--points", "1", "--eval-games", "4", "--opponents",
+                                          "random", "--set", "hidden_sizes=[16]", "num_envs=2", "num_workers=1",
+                                          "steps_per_update=256", "minibatch_size=128", "rules={max_turns_per_round: 10}",
+                                          "progress=false"],
 }
 
 
@@ -82,7 +86,7 @@ def _run(command: str, cwd: Path) -> subprocess.CompletedProcess:
 def test_shell_blocks_run(index: int, tmp_path: Path):
     """In a copy of the folders the commands read and write, so that shipping does not
     overwrite the real checkpoints."""
-    for folder in ("configs", "checkpoints", "examples"):
+    for folder in ("configs", "checkpoints", "examples", "benchmarks"):
         shutil.copytree(REPO / folder, tmp_path / folder)
     for command in shell_blocks()[index]:
         done = _run(command, tmp_path)
