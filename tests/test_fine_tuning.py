@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from rummy_training.checkpoint import CheckpointError, load_checkpoint
-from rummy_training.config import ConfigError
+from rummy_training.config import ConfigError, load_config
 from rummy_training.model import MaskedCategorical
 from rummy_training.ppo import Trainer
 from test_training import tiny
@@ -117,3 +117,14 @@ def test_keep_every_keeps_the_weights_named_by_their_env_steps(tmp_path: Path):
     assert kept == ["000000001024.pt", "000000002048.pt"]
     data = load_checkpoint(run / "kept" / kept[0])
     assert data["counters"]["env_steps"] == 1024 and data["counters"]["updates"] == 2
+
+
+TRIALS = sorted((Path(__file__).resolve().parent.parent / "configs" / "trials").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", TRIALS, ids=lambda p: p.stem)
+def test_each_trial_config_loads_and_names_its_own_run(path: Path):
+    config = load_config(path)
+    trial = path.stem.split("_")[1]  # tt_t4_kl: t4
+    assert config.run_name == f"tt-{trial}"
+    assert path.read_text().startswith(f"# Trial {trial.upper()} ")
