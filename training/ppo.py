@@ -257,7 +257,8 @@ class Trainer:
             group["lr"] = learning_rate
         ent_coef = config.ent_coef
         if config.ent_coef_final is not None:
-            ent_coef += (config.ent_coef_final - config.ent_coef) * min(1.0, self.counters["env_steps"] / config.total_steps)
+            done = min(1.0, self.counters["env_steps"] / config.total_steps)
+            ent_coef += (config.ent_coef_final - config.ent_coef) * done
         value_only = self.counters["updates"] < config.value_warmup_updates
         batch = workers.collect(self.network)
         stats = (ppo_update(self.network, self.optimizer, batch, config, self.generator, ent_coef, self.reference,
@@ -279,7 +280,8 @@ class Trainer:
         row = {"update": updates, "env_steps": self.counters["env_steps"],
                "trained_decisions": self.counters["trained_decisions"],
                "seconds": round(self.counters["seconds"], 3), "steps_per_second": batch.env_steps / seconds,
-               "learning_rate": learning_rate, "ent_coef": 0.0 if value_only else ent_coef, **stats, "train_games": len(batch.games)}
+               "learning_rate": learning_rate, "ent_coef": 0.0 if value_only else ent_coef, **stats,
+               "train_games": len(batch.games)}
         if batch.games:
             row["train_win_rate"] = float(np.mean([g["win"] for g in batch.games]))
             row["train_penalty_per_round"] = float(np.mean([g["penalty_per_round"] for g in batch.games]))
