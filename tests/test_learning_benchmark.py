@@ -76,6 +76,7 @@ def test_each_game_has_a_from_scratch_learning_config(game: str):
 
 
 # ---------------------------------------------------------------- a tiny run, then its extension
+@pytest.mark.slow
 def test_a_tiny_run_writes_the_curve_and_resumes_with_only_new_rows(tmp_path: Path, run_main):
     done = subprocess.run([sys.executable, str(SCRIPT), "three_thirteen", "--steps", "1024", *TINY],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)

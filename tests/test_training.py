@@ -42,6 +42,8 @@ from rummy_training.workers import shares
 REPO = Path(__file__).resolve().parent.parent
 GAMES = tuple(rummy_env.GAMES)
 CONTRACT_GAMES = tuple(name for name, spec in rummy_env.GAMES.items() if spec.rules().contract_play is not None)
+# the first contract game in the README's test command, the others (seconds each) in the slow suite
+CONTRACT_GAME_PARAMS = [CONTRACT_GAMES[0], *(pytest.param(g, marks=pytest.mark.slow) for g in CONTRACT_GAMES[1:])]
 
 
 def installed_only() -> dict[str, str]:
@@ -582,6 +584,7 @@ def test_a_dagger_round_plays_the_network_and_labels_with_the_baseline():
     assert (demos.played != demos.actions).any()  # an untrained network does not play like greedy
 
 
+@pytest.mark.slow
 def test_dagger_rounds_refit_on_every_round_and_log_the_networks_agreement(tmp_path: Path):
     config = tiny(imitation_agent="greedy", imitation_decisions=300, imitation_rounds=3, imitation_epochs=1,
                   run_dir=str(tmp_path), run_name="dagger", total_steps=512)
@@ -674,7 +677,7 @@ def _contract_game(game: str, deal: int, agent: Callable[[], rummy_env.agents.Ag
     return raw, seats["player_0"], decisions()
 
 
-@pytest.mark.parametrize("game", CONTRACT_GAMES)
+@pytest.mark.parametrize("game", CONTRACT_GAME_PARAMS)
 def test_contract_plan_features_say_what_the_greedy_baseline_sees(game: str):
     """The kind flags are the mask's; greedy, not down, takes a top discard that makes the
     contract, discards a card whose loss costs the least deficiency, and buys only a card
@@ -715,7 +718,7 @@ class _ExpertWithoutMemory(ExpertContract):
     remember = ExpertContract.read_afresh
 
 
-@pytest.mark.parametrize("game", CONTRACT_GAMES)
+@pytest.mark.parametrize("game", CONTRACT_GAME_PARAMS)
 def test_contract_expert_features_say_what_the_expert_would_do(game: str):
     """They start with the contract_plan numbers; their draw flags name the draw expert (read
     without memory) makes, the buy flag its answer, and the discard preferences rank its
