@@ -63,10 +63,40 @@ def test_an_init_checkpoint_of_another_network_is_refused_with_the_field_named(s
     (dict(ent_coef_final=-0.1), "ent_coef_final must be at least 0"),
     (dict(value_warmup_updates=-1), "value_warmup_updates must be at least 0"),
     (dict(init_checkpoint="x.pt", imitation_agent="expert"), "give one"),
+    (dict(start_temperature=2.0), "start_temperature needs a policy"),
+    (dict(start_temperature=0.0, imitation_agent="greedy"), "start_temperature must be above 0"),
 ])
 def test_bad_fine_tuning_settings_are_refused(fields, words):
     with pytest.raises(ConfigError, match=words):
         tiny(**fields)
+
+
+def test_a_start_temperature_flattens_the_policy_and_keeps_its_choices(start: Path, tmp_path: Path):
+    trainer = Trainer(tiny(run_dir=str(tmp_path), init_checkpoint=str(start), start_temperature=4.0))
+    weights = load_checkpoint(start)["weights"]
+    for name, value in trainer.network.state_dict().items():
+        expected = weights[name] / 4.0 if name.startswith("policy.") else weights[name]
+        torch.testing.assert_close(value, expected, rtol=0, atol=0, msg=name)
+        torch.testing.assert_close(trainer.reference.state_dict()[name], value, rtol=0, atol=0, msg=name)
+    original = Trainer(tiny(run_dir=str(tmp_path), init_checkpoint=str(start))).network
+    observations = torch.randn(64, trainer.sizes[0], generator=torch.Generator().manual_seed(3)) * 3
+    masks = torch.rand(64, trainer.sizes[1], generator=torch.Generator().manual_seed(4)) < 0.3
+    masks[:, 0] = True
+    with torch.no_grad():
+        soft, _ = trainer.network(observations, masks)
+        sharp, _ = original(observations, masks)
+    assert torch.equal(soft.mode(), sharp.mode())
+    assert (soft.entropy() >= sharp.entropy() - 1e-6).all() and soft.entropy().mean() > sharp.entropy().mean()
+
+
+def test_a_start_temperature_after_a_warm_start_keeps_warm_start_pt_as_imitated(tmp_path: Path):
+    run = Trainer(tiny(run_dir=str(tmp_path), imitation_agent="greedy", imitation_decisions=300,
+                       imitation_epochs=1, start_temperature=2.0, total_steps=512)).train()
+    imitated = load_checkpoint(run / "warm_start.pt")["weights"]
+    reference = torch.load(run / "last.pt", map_location="cpu", weights_only=True)["reference"]
+    for name, value in reference.items():
+        expected = imitated[name] / 2.0 if name.startswith("policy.") else imitated[name]
+        torch.testing.assert_close(value, expected, rtol=0, atol=0, msg=name)
 
 
 def test_value_warmup_updates_train_the_value_head_alone(start: Path, tmp_path: Path):

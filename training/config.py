@@ -108,6 +108,11 @@ class TrainConfig:
     value_warmup_updates: int = 0
     """PPO's first updates that train the value head alone (the policy plays, unchanged): a
     critic fitted to PPO's own rewards and opponents before the policy moves."""
+    start_temperature: float = 1.0
+    """Divides the policy head (so every logit) by this once the warm start or
+    init_checkpoint has set the weights: the most probable action, and so the evaluated
+    play, stays the same, while the play sampled in training tries the close alternatives
+    (an imitated policy is nearly deterministic: PPO then sees no alternative to weigh)."""
     vf_coef: float = 0.5
     """Weight of the value loss."""
     max_grad_norm: float = 0.5
@@ -210,6 +215,10 @@ class TrainConfig:
             raise ConfigError("init_checkpoint and imitation_agent are two ways to start PPO: give one")
         if self.kl_coef and self.init_checkpoint is None and self.imitation_agent is None:
             raise ConfigError("kl_coef needs a policy to stay near: an imitation_agent or an init_checkpoint")
+        if not self.start_temperature > 0:
+            raise ConfigError(f"start_temperature must be above 0, not {self.start_temperature!r}")
+        if self.start_temperature != 1 and self.init_checkpoint is None and self.imitation_agent is None:
+            raise ConfigError("start_temperature needs a policy to soften: an imitation_agent or an init_checkpoint")
         if self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
         if self.backend == "ray":

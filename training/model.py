@@ -89,6 +89,13 @@ class PolicyNet(nn.Module):
                                torch.from_numpy(np.asarray(mask, dtype=bool)).unsqueeze(0))
         return int(distribution.mode()[0])
 
+    @torch.no_grad()
+    def soften(self, temperature: float) -> None:
+        """Divides every logit by ``temperature`` (the policy head's weights and bias): the
+        same order of actions, a flatter distribution over them above 1."""
+        self.policy.weight.div_(temperature)
+        self.policy.bias.div_(temperature)
+
     def weights(self) -> dict[str, torch.Tensor]:
         """A copy of the weights, detached: unchanged by later training."""
         return {k: v.detach().clone() for k, v in self.state_dict().items()}

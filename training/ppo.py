@@ -181,6 +181,7 @@ class Trainer:
                 raise CheckpointError(f"init_checkpoint {path} was trained with {name} {saved[name]!r}, "
                                       f"not {getattr(self.config, name)!r}: set the same to start from it")
         self.network.load_state_dict(data["weights"])
+        self.network.soften(self.config.start_temperature)
         self.counters["init"] = {"path": str(path), "counters": data["counters"]}
         self.reference = self._frozen_copy()
 
@@ -223,8 +224,9 @@ class Trainer:
             if config.imitation_agent and self.counters["updates"] == 0 and "imitation" not in self.counters:
                 self.phase = "warm start"
                 self._warm_start(log)
+                self._save("warm_start.pt")  # a start for other runs (init_checkpoint), as imitated
+                self.network.soften(config.start_temperature)
                 self.reference = self._frozen_copy()
-                self._save("warm_start.pt")  # a start for other runs (init_checkpoint)
             elif config.init_checkpoint and self.saved is None and config.eval_every:
                 log.row({"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **self.evaluate()})
                 log.flush()
