@@ -155,6 +155,6 @@ TRIALS = sorted((Path(__file__).resolve().parent.parent / "configs" / "trials").
 @pytest.mark.parametrize("path", TRIALS, ids=lambda p: p.stem)
 def test_each_trial_config_loads_and_names_its_own_run(path: Path):
     config = load_config(path)
-    trial = path.stem.split("_")[1]  # tt_t4_kl: t4
-    assert config.run_name == f"tt-{trial}"
+    game, trial = path.stem.split("_")[:2]  # tt_t4_kl: tt, t4
+    assert config.run_name == f"{game}-{trial}"
     assert path.read_text().startswith(f"# Trial {trial.upper()} ")
