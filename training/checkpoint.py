@@ -23,7 +23,7 @@ import rummy_env
 from rummy_env.agents import Agent, Decision, SeatInfo
 
 from .config import TrainConfig, config_from_dict
-from .features import FEATURES
+from .features import FEATURES, face_inputs
 from .model import PolicyNet
 
 FORMAT = "rummy_env-ppo-1"
@@ -42,8 +42,10 @@ def env_sizes(config: TrainConfig) -> tuple[int, int]:
 def build_network(config: TrainConfig, observation_size: int, action_size: int) -> PolicyNet:
     """The config's network for an env of these sizes (its input: the observation, then the
     config's features)."""
-    feature_size = FEATURES[config.features].size_for(config.make_env().rules)
-    return PolicyNet(observation_size + feature_size, action_size, config.hidden_sizes)
+    env = config.make_env()
+    features = FEATURES[config.features]
+    faces = face_inputs(env, features) if config.face_head else None
+    return PolicyNet(observation_size + features.size_for(env.rules), action_size, config.hidden_sizes, faces)
 
 
 def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, counters: dict[str, Any],
@@ -90,6 +92,16 @@ def load_resumable(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"{path} holds weights only (a run's best.pt or latest.pt, or a shipped checkpoint): "
                               "resume from a run's last.pt")
     return data
+
+
+def load_start(network: PolicyNet, weights: dict[str, Any], path: str | Path) -> None:
+    """Loads a starting checkpoint's weights; a network with the face head may start from
+    one without it (the head stays at zero: the same policy)."""
+    missing, unexpected = network.load_state_dict(weights, strict=False)
+    if unexpected or any(not key.startswith("face_head.") for key in missing):
+        have = "has a face head" if unexpected else "has no face head"
+        raise CheckpointError(f"init_checkpoint {path} does not fit this network ({have}; "
+                              f"missing {missing}, unexpected {unexpected})")
 
 
 def network_of(data: dict[str, Any]) -> PolicyNet:

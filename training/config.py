@@ -80,6 +80,11 @@ class TrainConfig:
     'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'contract_plan' or 'contract_expert'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
+    face_head: bool = False
+    """Add the face head (training/model.py): an action about a face (discard, go out, lay
+    off, swap) also scores the inputs about that face (the observation's and the features'),
+    by weights the trunk sets per action kind and every face shares. It starts at zero, so a
+    run with it can start from a checkpoint without it (init_checkpoint)."""
     learning_rate: float = 3e-4
     """Adam learning rate at the start of training."""
     anneal_lr: bool = True

@@ -59,12 +59,16 @@ it is now), for the network to follow, weigh or overrule:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
 from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, PlanReport, Situation, set_bits
 from rummy_env.rules import GameRules
+
+from .model import FaceInputs
 
 
 class Features:
@@ -94,6 +98,12 @@ class Features:
         """How many numbers the set appends for a game of these rules."""
         return cls.size
 
+    @classmethod
+    def face_blocks(cls, rules: GameRules) -> list[int]:
+        """Where the set's numbers about each face start (number ``start + f`` is about face
+        ``f``), from the start of the set: the face head's channels (``face_inputs``)."""
+        return []
+
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.zeros(0, np.float32)
 
@@ -110,6 +120,10 @@ class ThreeThirteenPenalties(Features):
     name = "three_thirteen_penalties"
     size = 54
     contract_games = False
+
+    @classmethod
+    def face_blocks(cls, rules: GameRules) -> list[int]:
+        return [0]
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
@@ -162,6 +176,10 @@ class ThreeThirteenExpert(ThreeThirteenPenalties):
     name = "three_thirteen_expert"
     size = 54 + 2 * 52 + 4
 
+    @classmethod
+    def face_blocks(cls, rules: GameRules) -> list[int]:
+        return [0, ThreeThirteenPenalties.size, ThreeThirteenPenalties.size + 52]
+
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
         from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
@@ -202,6 +220,11 @@ class ContractPlan(Features):
     @classmethod
     def size_for(cls, rules: GameRules) -> int:
         return cls.kinds + cls.scalars + 5 * rules.deck.card_set.num_faces
+
+    @classmethod
+    def face_blocks(cls, rules: GameRules) -> list[int]:
+        faces = rules.deck.card_set.num_faces
+        return [cls.kinds + cls.scalars + i * faces for i in range(5)]
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
@@ -273,6 +296,11 @@ class ContractExpert(ContractPlan):
     def size_for(cls, rules: GameRules) -> int:
         return ContractPlan.size_for(rules) + cls.expert_scalars + 3 * rules.deck.card_set.num_faces
 
+    @classmethod
+    def face_blocks(cls, rules: GameRules) -> list[int]:
+        faces, at = rules.deck.card_set.num_faces, ContractPlan.size_for(rules) + cls.expert_scalars
+        return ContractPlan.face_blocks(rules) + [at + i * faces for i in range(3)]
+
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
         self.expert_at = ContractPlan.size_for(seat.rules)  # where these numbers start
@@ -309,6 +337,35 @@ class ContractExpert(ContractPlan):
                 if s.down:
                     out[at + 2 * F + f] = expert.hope(s, f) / 2
         return out
+
+
+# the observation's parts about each face (one block of faces each; of the discard pile's
+# order, the top card only): the face head's channels before the features'
+FACE_PARTS = ("hand", "discard_top", "discard_order", "discard_pile", "known_held", "table", "taken_face",
+              "must_place", "buy_offer")
+FACE_ACTIONS = (ActionKind.DISCARD, ActionKind.GO_OUT, ActionKind.LAY_OFF, ActionKind.SWAP)
+
+
+def face_inputs(env: Any, features: type[Features]) -> FaceInputs:
+    """The face head's actions and channels for a raw env (``RummyEnv``) of a game and a
+    feature set: per action about a face, the positions of that face's entry in each of
+    the observation's ``FACE_PARTS`` (every other seat's ``known_held`` block) and in each of
+    the features' ``face_blocks``, the features coming after the observation."""
+    faces, offsets = env.observer.num_faces, env.observer.offsets
+    starts: list[int] = []
+    for name in FACE_PARTS:
+        part = offsets.get(name)
+        if part is None:
+            continue
+        blocks = (part.stop - part.start) // faces if name == "known_held" else 1
+        starts += [part.start + i * faces for i in range(blocks)]
+    starts += [env.observer.size + at for at in features.face_blocks(env.rules)]
+    layout = env.layout
+    kind_ids = {kind: i for i, kind in enumerate(FACE_ACTIONS)}
+    actions = [a for a, kind in enumerate(layout.kinds) if kind in kind_ids]
+    face_of = [layout.args[a] if isinstance(layout.args[a], int) else layout.args[a][0] for a in actions]
+    return FaceInputs(actions=np.array(actions), kinds=np.array([kind_ids[layout.kinds[a]] for a in actions]),
+                      index=np.array([[start + f for start in starts] for f in face_of]))
 
 
 FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ThreeThirteenExpert,

@@ -3,10 +3,19 @@
 One network serves every seat: the observation is already from the acting seat's point of
 view. A shared fully connected trunk feeds a policy head (one logit per action id) and a
 value head (the seat's expected return).
+
+With ``FaceInputs`` the network also has a face head: an action about one face (discard it,
+go out with it, lay it off, swap it in) adds to its logit the inputs about that face (its
+count in the hand, in the pile, the features' numbers for it), weighted by weights that the
+trunk sets per action kind and that every face shares. What the network learns about one
+face's discard then holds for every face at once, instead of being learned 52 times over
+through the policy head's separate rows. The head starts at zero: the same policy as
+without it, so it can be added to a trained network.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -51,10 +60,54 @@ class MaskedCategorical:
         return -p_log_p.sum(dim=-1)
 
 
-class PolicyNet(nn.Module):
-    """Trunk of ReLU layers, then a policy head and a value head."""
+@dataclass(frozen=True)
+class FaceInputs:
+    """Which actions are about a face, and where the inputs about each face are.
 
-    def __init__(self, observation_size: int, action_size: int, hidden_sizes: Sequence[int]) -> None:
+    ``actions``: the ids of the actions about a face; ``kinds``: each one's kind, numbered
+    from 0; ``index``: per such action, the positions in the network's input of the inputs
+    about its face, one per channel (the same channels for every action)."""
+
+    actions: np.ndarray
+    kinds: np.ndarray
+    index: np.ndarray
+
+    @property
+    def num_kinds(self) -> int:
+        return int(self.kinds.max()) + 1
+
+    @property
+    def num_channels(self) -> int:
+        return self.index.shape[1]
+
+
+class FaceHead(nn.Module):
+    """The face head (module docstring): ``logit[a] += w(hidden)[kind(a)] . input[index[a]]``."""
+
+    def __init__(self, width: int, action_size: int, faces: FaceInputs) -> None:
+        super().__init__()
+        self.action_size = action_size
+        self.num_kinds, self.num_channels = faces.num_kinds, faces.num_channels
+        self.register_buffer("actions", torch.as_tensor(faces.actions, dtype=torch.long), persistent=False)
+        self.register_buffer("kinds", torch.as_tensor(faces.kinds, dtype=torch.long), persistent=False)
+        self.register_buffer("index", torch.as_tensor(faces.index, dtype=torch.long), persistent=False)
+        self.weights = nn.Linear(width, self.num_kinds * self.num_channels)
+        nn.init.zeros_(self.weights.weight)
+        nn.init.zeros_(self.weights.bias)
+
+    def forward(self, inputs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        per_face = inputs[:, self.index]  # (batch, face actions, channels)
+        weights = self.weights(hidden).view(-1, self.num_kinds, self.num_channels)[:, self.kinds]
+        logits = inputs.new_zeros(inputs.shape[0], self.action_size)
+        return logits.index_copy(1, self.actions, (per_face * weights).sum(-1))
+
+
+class PolicyNet(nn.Module):
+    """Trunk of ReLU layers, then a policy head (with the face head if ``faces`` is given)
+    and a value head."""
+
+    def __init__(self, observation_size: int, action_size: int, hidden_sizes: Sequence[int],
+                 faces: FaceInputs | None = None) -> None:
         super().__init__()
         layers: list[nn.Module] = []
         width = observation_size
@@ -64,6 +117,7 @@ class PolicyNet(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.policy = nn.Linear(width, action_size)
         self.value = nn.Linear(width, 1)
+        self.face_head = FaceHead(width, action_size, faces) if faces is not None else None
         for layer in self.trunk:
             if isinstance(layer, nn.Linear):
                 nn.init.orthogonal_(layer.weight, gain=2 ** 0.5)
@@ -80,7 +134,10 @@ class PolicyNet(nn.Module):
         the trunk (a value loss then trains the value head alone)."""
         hidden = self.trunk(observation)
         value_input = hidden.detach() if detach_value else hidden
-        return MaskedCategorical(self.policy(hidden), mask), self.value(value_input).squeeze(-1)
+        logits = self.policy(hidden)
+        if self.face_head is not None:
+            logits = logits + self.face_head(observation, hidden)
+        return MaskedCategorical(logits, mask), self.value(value_input).squeeze(-1)
 
     @torch.no_grad()
     def most_probable(self, observation: np.ndarray, mask: np.ndarray) -> int:
@@ -91,10 +148,12 @@ class PolicyNet(nn.Module):
 
     @torch.no_grad()
     def soften(self, temperature: float) -> None:
-        """Divides every logit by ``temperature`` (the policy head's weights and bias): the
-        same order of actions, a flatter distribution over them above 1."""
-        self.policy.weight.div_(temperature)
-        self.policy.bias.div_(temperature)
+        """Divides every logit by ``temperature`` (the weights and bias of the policy head and
+        of the face head's weights): the same order of actions, a flatter distribution over them above 1."""
+        heads = [self.policy] + ([self.face_head.weights] if self.face_head is not None else [])
+        for head in heads:
+            head.weight.div_(temperature)
+            head.bias.div_(temperature)
 
     def weights(self) -> dict[str, torch.Tensor]:
         """A copy of the weights, detached: unchanged by later training."""

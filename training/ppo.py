@@ -53,7 +53,7 @@ from rummy_env.cli import fail
 from rummy_env.evaluate import evaluate
 
 from .checkpoint import (CheckpointError, build_network, check_fits, env_sizes, load_checkpoint, load_resumable,
-                         save_checkpoint)
+                         load_start, save_checkpoint)
 from .cli import command_name, parse_args
 from .config import ConfigError, TrainConfig, config_from_dict, refuse_changes
 from .imitation import Demonstrations, collect_demonstrations, imitate
@@ -180,7 +180,7 @@ class Trainer:
             if name in saved and _same(saved[name]) != _same(getattr(self.config, name)):
                 raise CheckpointError(f"init_checkpoint {path} was trained with {name} {saved[name]!r}, "
                                       f"not {getattr(self.config, name)!r}: set the same to start from it")
-        self.network.load_state_dict(data["weights"])
+        load_start(self.network, data["weights"], path)
         self.network.soften(self.config.start_temperature)
         self.counters["init"] = {"path": str(path), "counters": data["counters"]}
         self.reference = self._frozen_copy()

@@ -21,6 +21,7 @@ the run would have (``workers.py`` gathers the states for last.pt).
 
 from __future__ import annotations
 
+import copy
 import io
 import pickle
 import socket
@@ -139,8 +140,7 @@ class Collector:
         """Replaces the frozen snapshots (state dicts of the same architecture)."""
         self.pool = []
         for weights in pool_weights:
-            net = PolicyNet(self.network.trunk[0].in_features, self.network.policy.out_features,
-                            self.config.hidden_sizes)
+            net = copy.deepcopy(self.network)
             net.load_state_dict(weights)
             self.pool.append(net.eval())
 
