@@ -236,8 +236,9 @@ def plot_curve(rows: Sequence[dict[str, Any]], config: TrainConfig, path: Path) 
         penalty.set(xlabel=label, ylabel="mean penalty per round")
         wins.legend(**{**BELOW, "ncol": len(opponents) + 1})
         penalty.legend(**{**BELOW, "ncol": len(opponents)})  # a column per opponent: policy, then its own
+    trained = max(row["env_steps"] for row in rows)  # a curve drawn before its run ends stops there
     figure.suptitle(f"{config.game}, {config.num_players} players, seed {config.seed}: PPO from scratch, "
-                    f"budget {config.total_steps:,} steps; the policy in one seat, the opponent in the others")
+                    f"{trained:,} steps so far; the policy in one seat, the opponent in the others")
     figure.tight_layout()
     figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(figure)
