@@ -98,10 +98,12 @@ def load_start(network: PolicyNet, weights: dict[str, Any], path: str | Path) ->
     """Loads a starting checkpoint's weights; a network with the face head may start from
     one without it (the head stays at zero: the same policy)."""
     missing, unexpected = network.load_state_dict(weights, strict=False)
+    if unexpected and all(key.startswith("face_head.") for key in unexpected):
+        raise CheckpointError(f"init_checkpoint {path} has a face head and this network has none: "
+                              "set face_head to start from it")
     if unexpected or any(not key.startswith("face_head.") for key in missing):
-        have = "has a face head" if unexpected else "has no face head"
-        raise CheckpointError(f"init_checkpoint {path} does not fit this network ({have}; "
-                              f"missing {missing}, unexpected {unexpected})")
+        raise CheckpointError(f"init_checkpoint {path} does not fit this network "
+                              f"(weights missing: {missing}; not in the network: {unexpected})")
 
 
 def network_of(data: dict[str, Any]) -> PolicyNet:
