@@ -42,7 +42,7 @@ def test_each_face_action_reads_the_hand_count_and_the_features_of_its_own_face(
     config = tiny(game=game, num_players=4 if game != "three_thirteen" else 2, features=features, face_head=True)
     env = config.make_env()
     head = build_network(config, *env_sizes(config)).face_head
-    layout, faces = env.layout, env.observer.num_faces
+    layout = env.layout
     kinds = [layout.kinds[a] for a in head.actions.tolist()]
     assert set(kinds) == {k for k in layout.kinds if k in FACE_ACTIONS}
     assert len(kinds) == sum(k in FACE_ACTIONS for k in layout.kinds)
@@ -64,8 +64,8 @@ def test_the_hand_channel_scores_each_discard_by_the_count_of_its_face():
     env = config.make_env()
     network = build_network(config, *env_sizes(config))
     with torch.no_grad():
-        for layer in (network.policy,):
-            layer.weight.zero_(), layer.bias.zero_()
+        network.policy.weight.zero_()
+        network.policy.bias.zero_()
         network.face_head.weights.bias.zero_()
         network.face_head.weights.bias[0] = 1.0  # kind 0 (discard), channel 0 (the hand)
     discard = env.layout.blocks["discard"]
