@@ -25,6 +25,7 @@ from rummy_env.agents import Agent, Decision, SeatInfo
 from .config import TrainConfig, config_from_dict
 from .features import FEATURES, face_inputs
 from .model import PolicyNet
+from .rollout import privileged_size
 
 FORMAT = "rummy_env-ppo-1"
 
@@ -45,7 +46,8 @@ def build_network(config: TrainConfig, observation_size: int, action_size: int) 
     env = config.make_env()
     features = FEATURES[config.features]
     faces = face_inputs(env, features) if config.face_head else None
-    return PolicyNet(observation_size + features.size_for(env.rules), action_size, config.hidden_sizes, faces)
+    return PolicyNet(observation_size + features.size_for(env.rules), action_size, config.hidden_sizes, faces,
+                     privileged_size(env) if config.privileged_critic else 0)
 
 
 def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, counters: dict[str, Any],
@@ -96,8 +98,14 @@ def load_resumable(path: str | Path) -> dict[str, Any]:
 
 def load_start(network: PolicyNet, weights: dict[str, Any], path: str | Path) -> None:
     """Loads a starting checkpoint's weights; a network with the face head may start from
-    one without it (the head stays at zero: the same policy)."""
+    one without it (the head stays at zero: the same policy). The values may come from a
+    value head or a privileged critic either way: a network with the other keeps its own,
+    fresh (``value_warmup_updates`` fit it)."""
+    value_parts = ("value.", "critic.")
+    weights = {key: value for key, value in weights.items()
+               if not (key.startswith(value_parts) and key not in network.state_dict())}
     missing, unexpected = network.load_state_dict(weights, strict=False)
+    missing = [key for key in missing if not key.startswith(value_parts)]
     if unexpected and all(key.startswith("face_head.") for key in unexpected):
         raise CheckpointError(f"init_checkpoint {path} has a face head and this network has none: "
                               "set face_head to start from it")

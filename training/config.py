@@ -85,6 +85,13 @@ class TrainConfig:
     off, swap) also scores the inputs about that face (the observation's and the features'),
     by weights the trunk sets per action kind and every face shares. It starts at zero, so a
     run with it can start from a checkpoint without it (init_checkpoint)."""
+    privileged_critic: bool = False
+    """Estimate values with a critic of its own that also reads what the seat cannot see: the
+    other seats' hands and the stock (an asymmetric actor-critic, training/model.py). The
+    policy never reads them: it plays as before. A return that depends on the other hands (the
+    relative reward) is then predictable. Not with an imitation warm start, which trains the
+    value without them; a run with it can start from a checkpoint without it (init_checkpoint;
+    value_warmup_updates then fit the new critic first)."""
     learning_rate: float = 3e-4
     """Adam learning rate at the start of training."""
     anneal_lr: bool = True
@@ -218,6 +225,9 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be at least 0, not {getattr(self, name)!r}")
         if self.init_checkpoint is not None and self.imitation_agent is not None:
             raise ConfigError("init_checkpoint and imitation_agent are two ways to start PPO: give one")
+        if self.privileged_critic and self.imitation_agent is not None:
+            raise ConfigError("privileged_critic cannot start from imitation_agent (the warm start trains the "
+                              "value without the other hands): start from an init_checkpoint")
         if self.kl_coef and self.init_checkpoint is None and self.imitation_agent is None:
             raise ConfigError("kl_coef needs a policy to stay near: an imitation_agent or an init_checkpoint")
         if not self.start_temperature > 0:

@@ -11,6 +11,12 @@ trunk sets per action kind and that every face shares. What the network learns a
 face's discard then holds for every face at once, instead of being learned 52 times over
 through the policy head's separate rows. The head starts at zero: the same policy as
 without it, so it can be added to a trained network.
+
+With ``privileged_size`` the value comes from a critic of its own instead of the value
+head: a network of the same widths over the input and privileged inputs that only training
+has (the other seats' hands and the stock: ``rollout.privileged_inputs``), an asymmetric
+actor-critic. The policy never reads them, so the network plays as before without them;
+the critic's estimate of a seat's return no longer has to guess the hands that decide it.
 """
 
 from __future__ import annotations
@@ -102,48 +108,78 @@ class FaceHead(nn.Module):
         return logits.index_copy(1, self.actions, (per_face * weights).sum(-1))
 
 
+def _relu_layers(width: int, hidden_sizes: Sequence[int]) -> tuple[nn.Sequential, int]:
+    """Linear and ReLU layers of the given widths, and the last width."""
+    layers: list[nn.Module] = []
+    for hidden in hidden_sizes:
+        layers += [nn.Linear(width, hidden), nn.ReLU()]
+        width = hidden
+    return nn.Sequential(*layers), width
+
+
+def _orthogonal(layers: Sequence[nn.Module], gain: float) -> None:
+    for layer in layers:
+        if isinstance(layer, nn.Linear):
+            nn.init.orthogonal_(layer.weight, gain=gain)
+            nn.init.zeros_(layer.bias)
+
+
 class PolicyNet(nn.Module):
     """Trunk of ReLU layers, then a policy head (with the face head if ``faces`` is given)
-    and a value head."""
+    and a value head, or with ``privileged_size`` a critic of its own (module docstring)."""
 
     def __init__(self, observation_size: int, action_size: int, hidden_sizes: Sequence[int],
-                 faces: FaceInputs | None = None) -> None:
+                 faces: FaceInputs | None = None, privileged_size: int = 0) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        width = observation_size
-        for hidden in hidden_sizes:
-            layers += [nn.Linear(width, hidden), nn.ReLU()]
-            width = hidden
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = _relu_layers(observation_size, hidden_sizes)
         self.policy = nn.Linear(width, action_size)
-        self.value = nn.Linear(width, 1)
+        self.privileged_size = privileged_size
+        self.critic: nn.Sequential | None = None
+        if privileged_size:
+            layers, critic_width = _relu_layers(observation_size + privileged_size, hidden_sizes)
+            self.critic = nn.Sequential(*layers, nn.Linear(critic_width, 1))
+            value = self.critic[-1]
+        else:
+            self.value = value = nn.Linear(width, 1)
         self.face_head = FaceHead(width, action_size, faces) if faces is not None else None
-        for layer in self.trunk:
-            if isinstance(layer, nn.Linear):
-                nn.init.orthogonal_(layer.weight, gain=2 ** 0.5)
-                nn.init.zeros_(layer.bias)
+        _orthogonal(self.trunk, 2 ** 0.5)
         # small policy weights start near uniform over the legal actions (cleanrl's choice)
-        nn.init.orthogonal_(self.policy.weight, gain=0.01)
-        nn.init.zeros_(self.policy.bias)
-        nn.init.orthogonal_(self.value.weight, gain=1.0)
-        nn.init.zeros_(self.value.bias)
+        _orthogonal([self.policy], 0.01)
+        if self.critic is not None:
+            _orthogonal(self.critic[:-1], 2 ** 0.5)
+        _orthogonal([value], 1.0)
 
-    def forward(self, observation: torch.Tensor, mask: torch.Tensor,
-                detach_value: bool = False) -> tuple[MaskedCategorical, torch.Tensor]:
-        """The masked policy and the value; ``detach_value`` stops the value's gradient at
-        the trunk (a value loss then trains the value head alone)."""
-        hidden = self.trunk(observation)
-        value_input = hidden.detach() if detach_value else hidden
+    def distribution(self, observation: torch.Tensor, mask: torch.Tensor) -> MaskedCategorical:
+        """The masked policy alone (all that playing needs)."""
+        return self._distribution(observation, mask, self.trunk(observation))
+
+    def _distribution(self, observation: torch.Tensor, mask: torch.Tensor, hidden: torch.Tensor) -> MaskedCategorical:
         logits = self.policy(hidden)
         if self.face_head is not None:
             logits = logits + self.face_head(observation, hidden)
-        return MaskedCategorical(logits, mask), self.value(value_input).squeeze(-1)
+        return MaskedCategorical(logits, mask)
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor, detach_value: bool = False,
+                privileged: torch.Tensor | None = None) -> tuple[MaskedCategorical, torch.Tensor]:
+        """The masked policy and the value; ``detach_value`` stops the value's gradient at
+        the trunk (a value loss then trains the value head alone; a critic of its own shares
+        nothing with the policy). ``privileged``: the critic's extra inputs, required with one."""
+        hidden = self.trunk(observation)
+        distribution = self._distribution(observation, mask, hidden)
+        if self.critic is None:
+            if privileged is not None:
+                raise ValueError("privileged inputs given to a network without a privileged critic")
+            value_input = hidden.detach() if detach_value else hidden
+            return distribution, self.value(value_input).squeeze(-1)
+        if privileged is None or privileged.shape[-1] != self.privileged_size:
+            raise ValueError(f"the privileged critic needs privileged inputs of size {self.privileged_size}")
+        return distribution, self.critic(torch.cat([observation, privileged], dim=-1)).squeeze(-1)
 
     @torch.no_grad()
     def most_probable(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The most probable legal action for one decision (how a trained policy plays)."""
-        distribution, _ = self(torch.from_numpy(np.asarray(observation, dtype=np.float32)).unsqueeze(0),
-                               torch.from_numpy(np.asarray(mask, dtype=bool)).unsqueeze(0))
+        distribution = self.distribution(torch.from_numpy(np.asarray(observation, dtype=np.float32)).unsqueeze(0),
+                                         torch.from_numpy(np.asarray(mask, dtype=bool)).unsqueeze(0))
         return int(distribution.mode()[0])
 
     @torch.no_grad()

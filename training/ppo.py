@@ -77,6 +77,7 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
     head alone (its trunk input detached): the policy stays exactly as it is."""
     ent_coef = config.ent_coef if ent_coef is None else ent_coef
     observations = torch.from_numpy(batch.observations)
+    privileged = torch.from_numpy(batch.privileged) if network.critic is not None else None
     masks = torch.from_numpy(batch.masks)
     actions = torch.from_numpy(batch.actions)
     old_log_probs = torch.from_numpy(batch.log_probs)
@@ -93,7 +94,8 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
         epoch_kl = []
         for start in range(0, size, config.minibatch_size):
             rows = order[start:start + config.minibatch_size]
-            distribution, values = network(observations[rows], masks[rows], detach_value=value_only)
+            distribution, values = network(observations[rows], masks[rows], detach_value=value_only,
+                                           privileged=None if privileged is None else privileged[rows])
             log_probs = distribution.log_prob(actions[rows])
             log_ratio = log_probs - old_log_probs[rows]
             ratio = log_ratio.exp()
@@ -114,7 +116,7 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
             kl_reference = None
             if reference is not None:
                 with torch.no_grad():
-                    reference_distribution, _ = reference(observations[rows], masks[rows])
+                    reference_distribution = reference.distribution(observations[rows], masks[rows])
                 kl_reference = distribution.kl(reference_distribution).mean()
                 if config.kl_coef and not value_only:
                     loss = loss + config.kl_coef * kl_reference

@@ -17,6 +17,9 @@ segment, bootstrapped from the waiting decision's value.
 depend on (random streams, games in progress, pending decisions; not the parts of each env
 that its rules fix), and ``restore`` continues from it: a resumed run plays on exactly as
 the run would have (``workers.py`` gathers the states for last.pt).
+
+**Privileged inputs.** With ``privileged_critic``, each trained decision also keeps what its
+seat cannot see (``privileged_inputs``) for the critic; the policy acts without it.
 """
 
 from __future__ import annotations
@@ -45,6 +48,20 @@ STATIC_PARTS = ("engine", "layout", "observer", "rules", "observation_spaces", "
 holding them (they are most of an env's size), and a restored collector uses its own."""
 
 
+def privileged_size(env: RummyEnv) -> int:
+    """The size of ``privileged_inputs`` for this env's game and players."""
+    return env.observer.num_players * env.observer.num_faces
+
+
+def privileged_inputs(env: RummyEnv, seat: int) -> np.ndarray:
+    """What the privileged critic reads besides the seat's input, all hidden from the seat:
+    the count of each face in each other seat's hand (left first), then in the stock."""
+    state = env.game_state
+    hands = np.frombuffer(b"".join(state.hands[seat + 1:] + state.hands[:seat]), np.uint8)
+    stock = np.bincount(state.stock, minlength=env.observer.num_faces)
+    return np.concatenate([hands, stock]).astype(np.float32)
+
+
 def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_value: float, gamma: float,
              lam: float) -> np.ndarray:
     """GAE advantages of one seat's trajectory segment, in order: ``dones[t]`` marks a
@@ -63,12 +80,13 @@ def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_va
 
 class _Step:
     """One decision of a trained seat; ``observation`` is the network's input (the
-    observation and the config's features)."""
+    observation and the config's features), ``privileged`` the critic's extra input (or None)."""
 
-    __slots__ = ("observation", "mask", "action", "log_prob", "value", "reward", "done")
+    __slots__ = ("observation", "privileged", "mask", "action", "log_prob", "value", "reward", "done")
 
-    def __init__(self, observation: np.ndarray, mask: np.ndarray, action: int, log_prob: float, value: float) -> None:
-        self.observation, self.mask, self.action = observation, mask, action
+    def __init__(self, observation: np.ndarray, privileged: np.ndarray | None, mask: np.ndarray, action: int,
+                 log_prob: float, value: float) -> None:
+        self.observation, self.privileged, self.mask, self.action = observation, privileged, mask, action
         self.log_prob, self.value = log_prob, value
         self.reward, self.done = 0.0, False
 
@@ -78,6 +96,8 @@ class Batch:
     """Trainable decisions of one collection, and what happened meanwhile."""
 
     observations: np.ndarray
+    privileged: np.ndarray
+    """The privileged critic's inputs, a row per decision (no columns without one)."""
     masks: np.ndarray
     actions: np.ndarray
     log_probs: np.ndarray
@@ -95,7 +115,7 @@ class Batch:
     @classmethod
     def concatenate(cls, batches: list["Batch"]) -> "Batch":
         arrays = {name: np.concatenate([getattr(b, name) for b in batches])
-                  for name in ("observations", "masks", "actions", "log_probs", "values", "advantages", "returns")}
+                  for name in ("observations", "privileged", "masks", "actions", "log_probs", "values", "advantages", "returns")}
         return cls(**arrays, env_steps=sum(b.env_steps for b in batches),
                    games=[g for b in batches for g in b.games], workers=[w for b in batches for w in b.workers])
 
@@ -208,14 +228,26 @@ class Collector:
 
     # ------------------------------------------------------------------ collection
     @torch.no_grad()
-    def _act(self, network: PolicyNet, rows: list[tuple[_Table, int, dict]]
-             ) -> tuple[list[np.ndarray], list[int], np.ndarray, np.ndarray]:
-        """Samples the network's actions for ``rows``; also returns the network inputs."""
+    def _act(self, network: PolicyNet, rows: list[tuple[_Table, int, dict]]) -> list[int]:
+        """Samples a frozen snapshot's actions for ``rows``."""
         inputs = [self.features(obs["observation"], obs["action_mask"]) for _, _, obs in rows]
         masks = torch.from_numpy(np.stack([obs["action_mask"] for _, _, obs in rows]).astype(bool))
-        distribution, values = network(torch.from_numpy(np.stack(inputs)), masks)
+        return network.distribution(torch.from_numpy(np.stack(inputs)), masks).sample(self.generator).tolist()
+
+    @torch.no_grad()
+    def _act_trained(self, rows: list[tuple[_Table, int, dict]]) -> list[_Step]:
+        """Samples the trained network's actions for ``rows``, as steps of their seats."""
+        inputs = [self.features(obs["observation"], obs["action_mask"]) for _, _, obs in rows]
+        masks = np.stack([obs["action_mask"] for _, _, obs in rows]).astype(bool)
+        privileged = ([privileged_inputs(table.env, table.episode.seat) for table, _, _ in rows]
+                      if self.config.privileged_critic else None)
+        distribution, values = self.network(torch.from_numpy(np.stack(inputs)), torch.from_numpy(masks),
+                                            privileged=None if privileged is None else torch.from_numpy(np.stack(privileged)))
         actions = distribution.sample(self.generator)
-        return inputs, actions.tolist(), distribution.log_prob(actions).numpy(), values.numpy()
+        log_probs = distribution.log_prob(actions).numpy()
+        return [_Step(given, None if privileged is None else privileged[k], obs["action_mask"], action,
+                      float(log_probs[k]), float(values[k]))
+                for k, (given, (_, _, obs), action) in enumerate(zip(inputs, rows, actions.tolist()))]
 
     def collect(self, env_steps: int) -> Batch:
         """Plays until ``env_steps`` decisions have been made (by any seat) and returns the
@@ -236,13 +268,11 @@ class Collector:
                 else:
                     chosen[i] = controller.act(episode.decision())
             if trained:
-                inputs, actions, log_probs, values = self._act(self.network, trained)
-                for (table, i, obs), given, action, log_prob, value in zip(trained, inputs, actions, log_probs, values):
-                    chosen[i] = action
-                    table.segments[table.episode.seat].append(_Step(given, obs["action_mask"], action, float(log_prob), float(value)))
+                for (table, i, _), step in zip(trained, self._act_trained(trained)):
+                    chosen[i] = step.action
+                    table.segments[table.episode.seat].append(step)
             for snapshot, rows in by_snapshot.items():
-                _, actions, _, _ = self._act(self.pool[snapshot], rows)
-                for (_, i, _), action in zip(rows, actions):
+                for (_, i, _), action in zip(rows, self._act(self.pool[snapshot], rows)):
                     chosen[i] = action
             for table, action in zip(self.tables, chosen):
                 self._step(table, action)
@@ -270,8 +300,11 @@ class Collector:
         advantages = np.concatenate([a for _, a in self.ready]) if self.ready else np.zeros(0, np.float32)
         values = np.array([s.value for s in steps], dtype=np.float32)
         size = self.network.trunk[0].in_features
+        extra = self.network.privileged_size
         batch = Batch(
             observations=np.stack([s.observation for s in steps]) if steps else np.zeros((0, size), np.float32),
+            privileged=np.stack([s.privileged for s in steps]) if steps and extra
+            else np.zeros((len(steps), extra), np.float32),
             masks=np.stack([s.mask for s in steps]).astype(bool) if steps
             else np.zeros((0, self.network.policy.out_features), bool),
             actions=np.array([s.action for s in steps], dtype=np.int64),

@@ -67,8 +67,10 @@ def model_card(name: str, data: dict, reports: dict[str, tuple[Report, str]], no
         f"- Observation size {data['observation_size']}, action size {data['action_size']}, rules config "
         f"`{data['rules_config']}`, package version {data['package_version']}, format `{FORMAT}`.",
         f"- Network: the observation plus features `{config['features']}`, a trunk {list(config['hidden_sizes'])} "
-        f"(ReLU), policy{' (with the face head)' if config.get('face_head') else ''} and value heads, weights "
-        "stored as float16; plays the most probable legal action.",
+        f"(ReLU), policy{' (with the face head)' if config.get('face_head') else ''} and "
+        + ("value heads" if not config.get("privileged_critic") else
+           "a critic of its own that in training also read the other seats' hands and the stock")
+        + ", weights stored as float16; plays the most probable legal action.",
     ]
     start = counters.get("init")
     if start:
