@@ -104,6 +104,17 @@ class InProcessWorkers:
         pass
 
 
+def _arrays(weights: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    """Weights as numpy arrays, which a pipe sends by value. Tensors would go as shared
+    memory, their file descriptors handed over by a helper thread of the sender; a worker
+    stopped mid-handover made that thread print a traceback on the trainer's stderr."""
+    return {name: value.numpy() for name, value in weights.items()}
+
+
+def _tensors(arrays: dict[str, np.ndarray]) -> dict[str, torch.Tensor]:
+    return {name: torch.from_numpy(value) for name, value in arrays.items()}
+
+
 def _process_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int],
                   state: bytes | None) -> None:
     network, collector = worker_collector(config, stream, num_envs, sizes, state)
@@ -112,10 +123,10 @@ def _process_main(conn: Any, config: dict[str, Any], stream: int, num_envs: int,
             command, payload = conn.recv()
             if command == "collect":
                 weights, steps = payload
-                network.load_state_dict(weights)
+                network.load_state_dict(_tensors(weights))
                 conn.send(collector.collect(steps))
             elif command == "pool":
-                collector.set_pool(payload)
+                collector.set_pool([_tensors(weights) for weights in payload])
             elif command == "state":
                 conn.send(collector.state())
             else:
@@ -145,14 +156,14 @@ class ProcessWorkers:
             self.processes.append(process)
 
     def collect(self, network: PolicyNet) -> Batch:
-        weights, steps = network.weights(), steps_per_worker(self.config)
+        weights, steps = _arrays(network.weights()), steps_per_worker(self.config)
         for conn in self.connections:
             conn.send(("collect", (weights, steps)))
         return Batch.concatenate([conn.recv() for conn in self.connections])
 
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
         for conn in self.connections:
-            conn.send(("pool", pool))
+            conn.send(("pool", [_arrays(weights) for weights in pool]))
 
     def states(self) -> list[bytes]:
         for conn in self.connections:
