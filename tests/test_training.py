@@ -25,8 +25,8 @@ from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_training import config as config_module
-from rummy_training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, load_checkpoint,
-                                       save_checkpoint)
+from rummy_training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, env_sizes,
+                                       load_checkpoint, save_checkpoint)
 from rummy_training.cli import parse_args
 from rummy_training.config import ConfigError, TrainConfig, config_from_dict, load_config
 from rummy_training.model import MASKED_LOGIT, MaskedCategorical, PolicyNet
@@ -917,3 +917,34 @@ def test_three_thirteen_expert_features_say_what_the_expert_would_do():
         legal = np.flatnonzero(mask)
         env.step(int(legal[rng.integers(len(legal))]) if explore else choice)
     assert counted["draws"] > 100 and counted["takes"] > 10 and counted["discards"] > 100 and counted["outs"] > 0
+
+
+def test_rollout_workers_get_weights_by_value_not_as_shared_memory():
+    """A tensor sent down a pipe goes as shared memory whose descriptor a helper thread of the
+    trainer hands over; a worker stopped mid-handover made that thread print a traceback."""
+    from multiprocessing.reduction import ForkingPickler
+
+    from rummy_training.rollout import Batch
+    from rummy_training.workers import ProcessWorkers
+
+    class Pipe:
+        def __init__(self) -> None:
+            self.sent: list[object] = []
+
+        def send(self, message: object) -> None:
+            self.sent.append(message)
+
+        def recv(self) -> Batch:
+            return Batch(*(np.zeros(0) for _ in range(8)), env_steps=0)
+
+    config = tiny(num_workers=2)
+    workers = ProcessWorkers.__new__(ProcessWorkers)
+    workers.config, workers.connections = config, [Pipe(), Pipe()]
+    network = build_network(config, *env_sizes(config))
+    workers.collect(network)
+    workers.set_pool([network.weights()])
+    assert b"rebuild_storage" in bytes(ForkingPickler.dumps(network.weights()))  # what a tensor would send
+    for pipe in workers.connections:
+        assert len(pipe.sent) == 2
+        for message in pipe.sent:
+            assert b"rebuild_storage" not in bytes(ForkingPickler.dumps(message))
