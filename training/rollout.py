@@ -227,21 +227,24 @@ class Collector:
                                            self.config.gae_lambda)))
 
     # ------------------------------------------------------------------ collection
+    def _inputs(self, rows: list[tuple[_Table, int, dict]]) -> tuple[list[np.ndarray], torch.Tensor]:
+        """The network inputs (observation and features) of ``rows``, and their masks."""
+        inputs = [self.features(obs["observation"], obs["action_mask"]) for _, _, obs in rows]
+        return inputs, torch.from_numpy(np.stack([obs["action_mask"] for _, _, obs in rows]).astype(bool))
+
     @torch.no_grad()
     def _act(self, network: PolicyNet, rows: list[tuple[_Table, int, dict]]) -> list[int]:
         """Samples a frozen snapshot's actions for ``rows``."""
-        inputs = [self.features(obs["observation"], obs["action_mask"]) for _, _, obs in rows]
-        masks = torch.from_numpy(np.stack([obs["action_mask"] for _, _, obs in rows]).astype(bool))
+        inputs, masks = self._inputs(rows)
         return network.distribution(torch.from_numpy(np.stack(inputs)), masks).sample(self.generator).tolist()
 
     @torch.no_grad()
     def _act_trained(self, rows: list[tuple[_Table, int, dict]]) -> list[_Step]:
         """Samples the trained network's actions for ``rows``, as steps of their seats."""
-        inputs = [self.features(obs["observation"], obs["action_mask"]) for _, _, obs in rows]
-        masks = np.stack([obs["action_mask"] for _, _, obs in rows]).astype(bool)
+        inputs, masks = self._inputs(rows)
         privileged = ([privileged_inputs(table.env, table.episode.seat) for table, _, _ in rows]
                       if self.config.privileged_critic else None)
-        distribution, values = self.network(torch.from_numpy(np.stack(inputs)), torch.from_numpy(masks),
+        distribution, values = self.network(torch.from_numpy(np.stack(inputs)), masks,
                                             privileged=None if privileged is None else torch.from_numpy(np.stack(privileged)))
         actions = distribution.sample(self.generator)
         log_probs = distribution.log_prob(actions).numpy()
