@@ -4,12 +4,13 @@ with RLlib's env checking left on.
     pip install -e ".[train,rllib]"
     python examples/rllib_ppo.py --smoke                 # under a minute
     python examples/rllib_ppo.py --iterations 20
+    python examples/rllib_ppo.py --address auto --env-runners 16   # the cluster this machine is part of
 
 The env adapter and the action-masking module are ``rummy_training.rllib``
 (``RummyMultiAgentEnv``, ``MaskedPPOModule``, ``ppo_config``): every seat's rewards reach
 its own actions, illegal logits are masked before sampling, and the checker's unmasked
-sample ends its test game instead of raising. Rollouts run in ``--env-runners`` Ray actors
-(multi-node is RLlib's own: start Ray on a cluster and pass its address to ``ray.init``).
+sample ends its test game instead of raising. Rollouts run in ``--env-runners`` Ray actors,
+on a private Ray instance, or with ``--address`` on a running cluster (multi-node is RLlib's own).
 One ``RESULT {json}`` line at the end gives the throughput (``env_steps``: decisions of
 every seat), the last iteration's loss and the games finished (a game of a near-uniform
 policy takes 4,000 to 7,000 steps; with the zero-sum ``relative`` reward, RLlib's
@@ -35,6 +36,7 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=20, help="PPO iterations (each one batch and its update)")
     ap.add_argument("--batch", type=int, default=4000, help="env steps per iteration")
     ap.add_argument("--env-runners", type=int, default=1, help="Ray actors that step games")
+    ap.add_argument("--address", help="a Ray cluster to join (default: a private instance, even if a cluster runs here)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--smoke", action="store_true", help="a tiny run: 2 iterations of 1,000 steps, a small network")
     args = ap.parse_args()
@@ -42,7 +44,11 @@ def main() -> None:
     if args.smoke:
         args.iterations, args.batch, hidden = 2, 1000, (64,)
 
-    ray.init(num_cpus=max(2, args.env_runners + 1), include_dashboard=False, logging_level=logging.WARNING)
+    if args.address:
+        ray.init(address=args.address, include_dashboard=False, logging_level=logging.WARNING)
+    else:  # "local": with no address Ray would join whatever cluster last started on this machine
+        ray.init(address="local", num_cpus=max(2, args.env_runners + 1), include_dashboard=False,
+                 logging_level=logging.WARNING)
     config = (
         ppo_config(args.game, hidden_sizes=hidden)
         .env_runners(num_env_runners=args.env_runners, num_envs_per_env_runner=1)

@@ -5,6 +5,7 @@ same run with local worker processes, and its checkpoint plays."""
 from __future__ import annotations
 
 import csv
+import os
 import socket
 import subprocess
 import sys
@@ -97,3 +98,14 @@ def test_a_cluster_too_small_for_the_workers_is_a_clear_error(two_nodes, tmp_pat
     out = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert out.returncode != 0
     assert "ray_worker_cpus is 4 but the largest node of the Ray cluster has 1 CPUs" in out.stderr
+
+
+def test_with_no_address_a_run_starts_its_own_ray_even_while_a_cluster_runs_here(two_nodes, tmp_path: Path):
+    """Ray's own default joins the cluster that last started on this machine (its address file
+    in /tmp/ray), and refuses the private instance's CPU count; unset ``ray_address`` means a
+    private instance."""
+    assert "RAY_ADDRESS" not in os.environ
+    run = _train(tmp_path, "private", "--backend", "ray", "--total-steps", "512")
+    cluster_nodes = {node.node_id[:8] for node in two_nodes.list_all_nodes()}
+    run_nodes = {r["node"].split("/")[1] for r in _rows(run / "workers.csv")}
+    assert len(run_nodes) == 1 and not run_nodes & cluster_nodes

@@ -22,6 +22,7 @@ EXAMPLES = {  # script in examples/ -> (the module it needs, the library its RES
     "tianshou_ppo.py": ("tianshou", "tianshou"),
     "ray_distributed.py": ("ray", "ray"),
 }
+OWN_RAY_INSTANCE = {"rllib_ppo.py"}  # without --address these start a private Ray instance
 
 
 def test_every_library_example_is_in_the_table():
@@ -30,11 +31,23 @@ def test_every_library_example_is_in_the_table():
     assert scripts == set(EXAMPLES)
 
 
+@pytest.fixture
+def a_ray_cluster_runs_here():
+    """A cluster started on this machine writes its address where Ray's default ``ray.init()``
+    finds and joins it; under ``pytest -n 2`` tests/test_distributed.py's cluster runs beside
+    the examples, and an example that joined it by accident failed CI."""
+    cluster = pytest.importorskip("ray.cluster_utils").Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    yield
+    cluster.shutdown()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("script", list(EXAMPLES))
-def test_example_smoke_run_trains_and_reports(script: str):
+def test_example_smoke_run_trains_and_reports(script: str, request: pytest.FixtureRequest):
     module, library = EXAMPLES[script]
     pytest.importorskip(module)
+    if script in OWN_RAY_INSTANCE:
+        request.getfixturevalue("a_ray_cluster_runs_here")
     run = subprocess.run([sys.executable, str(REPO / "examples" / script), "--smoke"], cwd=REPO,
                          env=dict(os.environ, PYTHONPATH=str(REPO)),  # this checkout's rummy_env
                          capture_output=True, text=True, timeout=180)
