@@ -38,6 +38,42 @@ def test_the_privileged_inputs_are_the_other_hands_left_first_then_the_stock(gam
         assert inputs.sum() + own.sum() + len(state.discard) == len(env.rules.deck.cards())
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_the_stock_order_rows_are_the_cards_drawn_next_in_draw_order(game):
+    """With ``privileged_stock_order`` the critic's last rows name the next cards out of the
+    stock: the k cards that leave it reach the hands (a draw, or a buy's penalty card), and the
+    rows after them move up."""
+    env = tiny(game=game, num_players=3).make_env()
+    env.reset(seed=3)
+    faces, order = env.observer.num_faces, 4
+    assert privileged_size(env, order) == (3 + order) * faces
+    draw_stock = env.layout.parse("draw stock")
+
+    def all_hands() -> np.ndarray:
+        return np.frombuffer(b"".join(env.game_state.hands), np.uint8).reshape(3, faces).astype(int).sum(axis=0)
+
+    taken = 0
+    while taken < 8:
+        seat = env.game_state.current
+        before = privileged_inputs(env, seat, order)
+        upcoming = before[3 * faces:].reshape(order, faces).astype(int)
+        assert np.array_equal(before[:3 * faces], privileged_inputs(env, seat))
+        assert upcoming.sum(axis=1).tolist() == [1] * order
+        mask = env.observe(env.agent_selection)["action_mask"]
+        stock, hands = len(env.game_state.stock), all_hands()
+        env.step(draw_stock if mask[draw_stock] else int(np.flatnonzero(mask)[0]))
+        k = stock - len(env.game_state.stock)
+        if k:
+            assert 0 < k < order
+            assert (all_hands() - hands - upcoming[:k].sum(axis=0) >= 0).all()  # those k faces reached hands
+            after = privileged_inputs(env, env.game_state.current, order)[3 * faces:].reshape(order, faces)
+            assert np.array_equal(after[:order - k], upcoming[k:])
+            taken += k
+    env.game_state.stock = env.game_state.stock[-2:]  # past the stock's end: rows of zeros
+    short = privileged_inputs(env, 0, order)[3 * faces:].reshape(order, faces)
+    assert short.sum(axis=1).tolist() == [1, 1, 0, 0]
+
+
 def test_the_policy_ignores_the_privileged_inputs_and_the_critic_reads_them():
     torch.manual_seed(0)
     net = PolicyNet(12, 5, (16,), privileged_size=6)
@@ -91,6 +127,12 @@ def test_a_privileged_run_trains_its_critic_and_its_policy(tmp_path: Path):
     trained = load_checkpoint(run / "last.pt")["weights"]
     for name in ("trunk.0.weight", "policy.weight", "critic.0.weight", "critic.2.weight"):
         assert not torch.equal(first[name], trained[name]), name
+
+
+@pytest.mark.parametrize("changes", [{"privileged_stock_order": 4}, {"privileged_stock_order": -1, "privileged_critic": True}])
+def test_a_stock_order_needs_the_privileged_critic_and_cannot_be_negative(changes):
+    with pytest.raises(ConfigError, match="privileged_stock_order must be 0, or positive with privileged_critic"):
+        tiny(**changes)
 
 
 def test_a_privileged_critic_cannot_start_from_an_imitation():

@@ -47,7 +47,7 @@ def build_network(config: TrainConfig, observation_size: int, action_size: int) 
     features = FEATURES[config.features]
     faces = face_inputs(env, features) if config.face_head else None
     return PolicyNet(observation_size + features.size_for(env.rules), action_size, config.hidden_sizes, faces,
-                     privileged_size(env) if config.privileged_critic else 0)
+                     privileged_size(env, config.privileged_stock_order) if config.privileged_critic else 0)
 
 
 def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, counters: dict[str, Any],

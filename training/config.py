@@ -92,6 +92,10 @@ class TrainConfig:
     relative reward) is then predictable. Not with an imitation warm start, which trains the
     value without them; a run with it can start from a checkpoint without it (init_checkpoint;
     value_warmup_updates then fit the new critic first)."""
+    privileged_stock_order: int = 0
+    """With privileged_critic, the critic also reads the next this many cards of the stock in
+    the order they will be drawn: with the other hands, most of what decides a round's result
+    (the stock's counts alone do not say who draws what)."""
     learning_rate: float = 3e-4
     """Adam learning rate at the start of training."""
     anneal_lr: bool = True
@@ -228,6 +232,9 @@ class TrainConfig:
         if self.privileged_critic and self.imitation_agent is not None:
             raise ConfigError("privileged_critic cannot start from imitation_agent (the warm start trains the "
                               "value without the other hands): start from an init_checkpoint")
+        if self.privileged_stock_order < 0 or (self.privileged_stock_order and not self.privileged_critic):
+            raise ConfigError(f"privileged_stock_order must be 0, or positive with privileged_critic, not "
+                              f"{self.privileged_stock_order!r}")
         if self.kl_coef and self.init_checkpoint is None and self.imitation_agent is None:
             raise ConfigError("kl_coef needs a policy to stay near: an imitation_agent or an init_checkpoint")
         if not self.start_temperature > 0:

@@ -48,18 +48,23 @@ STATIC_PARTS = ("engine", "layout", "observer", "rules", "observation_spaces", "
 holding them (they are most of an env's size), and a restored collector uses its own."""
 
 
-def privileged_size(env: RummyEnv) -> int:
+def privileged_size(env: RummyEnv, stock_order: int = 0) -> int:
     """The size of ``privileged_inputs`` for this env's game and players."""
-    return env.observer.num_players * env.observer.num_faces
+    return (env.observer.num_players + stock_order) * env.observer.num_faces
 
 
-def privileged_inputs(env: RummyEnv, seat: int) -> np.ndarray:
+def privileged_inputs(env: RummyEnv, seat: int, stock_order: int = 0) -> np.ndarray:
     """What the privileged critic reads besides the seat's input, all hidden from the seat:
-    the count of each face in each other seat's hand (left first), then in the stock."""
-    state = env.game_state
+    the count of each face in each other seat's hand (left first), then in the stock, then
+    (``stock_order``) the next cards to be drawn, one row of faces each, in draw order (rows
+    of zeros past the stock's end)."""
+    state, faces = env.game_state, env.observer.num_faces
     hands = np.frombuffer(b"".join(state.hands[seat + 1:] + state.hands[:seat]), np.uint8)
-    stock = np.bincount(state.stock, minlength=env.observer.num_faces)
-    return np.concatenate([hands, stock]).astype(np.float32)
+    stock = np.bincount(state.stock, minlength=faces)
+    upcoming = np.zeros((stock_order, faces), np.uint8)
+    drawn_next = np.asarray(state.stock[::-1][:stock_order], np.intp)  # the stock is drawn from its end
+    upcoming[np.arange(len(drawn_next)), drawn_next] = 1
+    return np.concatenate([hands, stock, upcoming.ravel()]).astype(np.float32)
 
 
 def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_value: float, gamma: float,
@@ -242,7 +247,8 @@ class Collector:
     def _act_trained(self, rows: list[tuple[_Table, int, dict]]) -> list[_Step]:
         """Samples the trained network's actions for ``rows``, as steps of their seats."""
         inputs, masks = self._inputs(rows)
-        privileged = ([privileged_inputs(table.env, table.episode.seat) for table, _, _ in rows]
+        privileged = ([privileged_inputs(table.env, table.episode.seat, self.config.privileged_stock_order)
+                       for table, _, _ in rows]
                       if self.config.privileged_critic else None)
         distribution, values = self.network(torch.from_numpy(np.stack(inputs)), masks,
                                             privileged=None if privileged is None else torch.from_numpy(np.stack(privileged)))
