@@ -9,8 +9,8 @@ cluster's nodes (``SPREAD``) and each reserves ``ray_worker_cpus`` CPUs.
 
 With ``ray_address`` unset the trainer starts a private Ray instance on this machine, sized
 for the workers, and stops it at the end, even while another Ray cluster runs here (unless
-``RAY_ADDRESS`` names a cluster: Ray then joins it, as it always does); with an address (``auto``, ``HOST:6379`` or
-``ray://HOST:10001``) it joins that cluster and leaves it running. Every node must have
+``RAY_ADDRESS`` names a cluster: Ray then joins it, as it always does); with an address
+(``auto``, ``HOST:6379`` or ``ray://HOST:10001``) it joins that cluster and leaves it running. Every node must have
 this project installed (docs/distributed.md).
 """
 
@@ -76,12 +76,12 @@ class RayWorkers:
         self.config = config
         self.owns_ray = not ray.is_initialized()
         if self.owns_ray:
-            options: dict[str, Any] = {"address": config.ray_address, "include_dashboard": False,
-                                       "logging_level": logging.WARNING}
-            if config.ray_address is None and not os.environ.get("RAY_ADDRESS"):
-                # a private instance, room for every worker even past the cores; "local", because
-                # with no address Ray joins whatever cluster last started on this machine
-                options["address"] = "local"
+            # a private instance is "local": with no address Ray joins whatever cluster last
+            # started on this machine
+            private = config.ray_address is None and not os.environ.get("RAY_ADDRESS")
+            options: dict[str, Any] = {"address": "local" if private else config.ray_address,
+                                       "include_dashboard": False, "logging_level": logging.WARNING}
+            if private:  # room for every worker, even past the cores
                 options["num_cpus"] = max(os.cpu_count() or 1, config.num_workers * config.ray_worker_cpus)
             _check_reachable(config.ray_address)
             try:
