@@ -841,6 +841,24 @@ def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(pat
     assert len(report["games"]) >= 2000 and report["settings"]["agents"][1:] == ["greedy"] * (players - 1)
 
 
+@pytest.mark.parametrize("report_path", sorted((REPO / "checkpoints").glob("*.eval.json")), ids=lambda p: p.stem)
+def test_each_shipped_verdict_is_the_one_its_report_supports(report_path: Path):
+    """A model card's "Beats X" stands on its report: 2,000 games or more of the checkpoint
+    against X in every other seat, on deals the training never selected on, the win rate's
+    95% interval above parity and a lower mean final score than X's."""
+    stem, opponent = report_path.name.removesuffix(".eval.json").rsplit(".", 1)
+    checkpoint = report_path.with_name(f"{stem}.pt")
+    config = load_checkpoint(checkpoint)["config"]
+    report = json.loads(report_path.read_text())
+    settings, (ours, theirs) = report["settings"], report["agents"]
+    assert settings["agents"] == [f"checkpoints/{stem}.pt"] + [opponent] * (config["num_players"] - 1)
+    assert len(report["games"]) >= 2000 and settings["seed"] != config["eval_seed"]
+    supported = (ours["win_rate"]["ci95_low"] > report["summary"]["parity"]
+                 and ours["final_score"]["mean"] < theirs["final_score"]["mean"])
+    card = checkpoint.with_suffix(".md").read_text()
+    assert f"**{'Beats' if supported else 'Does not beat'} {opponent}**" in card
+
+
 @pytest.mark.slow
 def test_a_terminated_run_stops_its_worker_processes(tmp_path: Path):
     cmd = [sys.executable, "-m", "rummy_training.ppo", "--num-players", "2", "--total-steps", "100000000",
