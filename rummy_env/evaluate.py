@@ -407,6 +407,24 @@ class Report:
                        "seats": [self.specs[e] for e in r.seating], **asdict(r.result)} for r in self.records],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Report":
+        """The report that ``to_dict`` wrote (a ``--json`` file, read back): the summaries
+        are computed again from its games, so they follow this version's statistics."""
+        settings, execution = data["settings"], data["execution"]
+        specs = list(settings["agents"])
+        result_fields = GameResult.__dataclass_fields__
+        records = [GameRecord(g["block"], g["game"], g["seed"], list(g["entries"]),
+                              GameResult(**{k: g[k] for k in result_fields})) for g in data["games"]]
+        agents = summarise(specs, records)
+        # the report keeps milliseconds per decision; the seconds behind them are those times the decisions
+        act_seconds = {a.spec: (execution["ms_per_decision"][a.spec] or 0.0) * a.decisions / 1000.0 for a in agents}
+        return cls(game=settings["game"], players=settings["players"], specs=specs,
+                   games_requested=settings["games_requested"], seed=settings["seed"],
+                   env_kwargs=dict(settings["env_kwargs"]), versions=dict(settings["versions"]), agents=agents,
+                   records=records, workers=execution["workers"], wall_seconds=execution["wall_seconds"],
+                   act_seconds=act_seconds)
+
     def format(self) -> str:
         """The report as a readable table."""
         lines = [f"{self.game}, {self.players} players, {_count(self.games_played, 'game')} in "

@@ -25,6 +25,7 @@ from rummy_env.evaluate import (
     AgentActionError,
     GameRecord,
     Interval,
+    Report,
     SettingsError,
     evaluate,
     main,
@@ -234,6 +235,25 @@ def test_same_seed_same_report_for_any_number_of_workers():
     assert two["execution"]["workers"] == 2
     other = evaluate("toonerville_rook", specs, games=8, seed=12, env_kwargs=SHORT).to_dict()
     assert other["games"] != one["games"]
+
+
+def test_a_report_read_back_from_its_json_is_the_same_report():
+    report = evaluate("toonerville_rook", [LOWEST, "random", "random", "random"], games=8, seed=11,
+                      env_kwargs=SHORT)
+    back = Report.from_dict(json.loads(json.dumps(report.to_dict())))
+    assert _same(back.to_dict(), report.to_dict())
+    assert back.format() == report.format()
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, floats to 12 significant digits (the summaries are computed again, in another order)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-12)
+    return a == b
 
 
 def test_report_counts_and_timings_are_consistent():

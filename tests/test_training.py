@@ -8,6 +8,7 @@ import ast
 import csv
 import inspect
 import json
+import shutil
 import os
 import signal
 import subprocess
@@ -794,15 +795,18 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
     config = tiny(num_players=4)
     data = {"game": "three_thirteen", "observation_size": 464, "action_size": 106, "package_version": "0",
             "rules_config": config.env_kwargs(), "config": config.to_dict(), "history": [{}],
-            "counters": {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 36.0}}
-    card = model_card("tt", data, {"greedy": (report, "rummy-eval ..."), "expert": (report, "rummy-eval --x")})
-    for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "rummy-eval ...",
-                 "**Does not beat expert**", "rummy-eval --x", "game: three_thirteen"):
+            "counters": {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 36.0},
+            "note": "stopped by hand", "weights": {"w": torch.zeros(2, dtype=torch.float16), "n": torch.zeros(1, dtype=torch.long)}}
+    card = model_card("tt", data, {"greedy": report, "expert": report})
+    for text in ("# `tt.pt`", "10 environment steps", "**Does not beat greedy**", "**Does not beat expert**",
+                 "- stopped by hand", "game: three_thirteen", "weights stored as float16;",
+                 "rummy-eval --game three_thirteen --agents random greedy greedy greedy --games 8 --seed 1 --workers 1"):
         assert text in card
     data["counters"]["init"] = {"path": "checkpoints/tt.pt", "counters": dict(data["counters"], env_steps=7200)}
-    assert "Started from the weights of `checkpoints/tt.pt` (7,200 PPO steps" in model_card(
-        "tt", data, {"greedy": (report, "rummy-eval ...")})
-    assert "0.02 hours in all" in model_card("tt", data, {"greedy": (report, "rummy-eval ...")})
+    assert "Started from the weights of `checkpoints/tt.pt` (7,200 PPO steps" in model_card("tt", data, {"greedy": report})
+    assert "0.02 hours in all" in model_card("tt", data, {"greedy": report})
+    data["weights"]["w"] = torch.zeros(2)  # shipped before shipping halved the weights
+    assert "weights stored as float32;" in model_card("tt", data, {"greedy": report})
 
 
 def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path: Path):
@@ -826,6 +830,41 @@ def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path
     assert all(p.dtype == torch.float32 for p in agent.network.parameters())
     for name, weights in network.state_dict().items():
         assert torch.allclose(agent.network.state_dict()[name], weights, atol=1e-3)
+
+
+def test_a_shipped_checkpoint_gains_an_opponent_with_its_run_gone(tmp_path: Path):
+    """Given the shipped file, ship plays only the tournament it has no report of, keeps the
+    stored ones (and the note) and writes the card again from all of them."""
+    from rummy_training import ship
+
+    config = tiny(num_players=4)
+    run = tmp_path / "run"
+    run.mkdir()
+    counters = {"env_steps": 10, "trained_decisions": 8, "updates": 1, "seconds": 1.0}
+    save_checkpoint(run / "best.pt", build_network(config, 464, 106), config, counters,
+                    extra={"history": [{"env_steps": 10, "eval_win_rate": 0.3}]})
+    ship.main([str(run), "--name", "tiny", "--games", "4", "--workers", "1", "--out", str(tmp_path),
+               "--opponents", "greedy", "--note", "stopped by hand"])
+    shutil.rmtree(run)
+    greedy_report = (tmp_path / "tiny.greedy.eval.json").read_text()
+    weights = load_checkpoint(tmp_path / "tiny.pt")["weights"]
+    code = ship.main([str(tmp_path / "tiny.pt"), "--games", "8", "--workers", "1", "--opponents", "greedy", "random"])
+    assert code == 1
+    assert (tmp_path / "tiny.greedy.eval.json").read_text() == greedy_report  # not played again
+    played = json.loads((tmp_path / "tiny.random.eval.json").read_text())
+    assert played["settings"]["agents"][1:] == ["random"] * 3 and len(played["games"]) == 8
+    card = (tmp_path / "tiny.md").read_text()
+    assert "- stopped by hand" in card
+    assert card.index("Against `greedy`") < card.index("Against `random`")
+    assert f"--agents {tmp_path / 'tiny.pt'} greedy greedy greedy --games 4 " in card
+    assert f"--agents {tmp_path / 'tiny.pt'} random random random --games 8 " in card
+    shipped = load_checkpoint(tmp_path / "tiny.pt")
+    assert all(torch.equal(shipped["weights"][k], w) for k, w in weights.items())
+    # a note given now replaces the stored one, for this card and the next
+    ship.main([str(tmp_path / "tiny.pt"), "--opponents", "random", "--note", "the second note"])
+    ship.main([str(tmp_path / "tiny.pt"), "--opponents", "random"])
+    card = (tmp_path / "tiny.md").read_text()
+    assert "- the second note" in card and "stopped by hand" not in card and "Against `greedy`" not in card
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "checkpoints").glob("*.pt")), ids=lambda p: p.stem)

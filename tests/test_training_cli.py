@@ -6,6 +6,7 @@ one case of each command runs as a real process."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -160,3 +161,31 @@ def test_shipping_errors_are_one_line(tmp_path: Path, args, words, run_main):
     for word in words:
         assert word in lines[0]
     assert _files(tmp_path) == before
+
+
+@pytest.mark.parametrize("args, words", [
+    (["{shipped}", "--name", "other"], ["--name ship a run", "beside it"]),
+    (["{shipped}", "--out", "{tmp}/x", "--checkpoint", "last.pt"], ["--out, --checkpoint ship a run"]),
+    (["{tmp}/gone.pt"], ["gone.pt does not exist"]),
+    (["{shipped}", "--note", "new"], ["best.greedy.eval.json is a tournament of ['random', 'greedy'", "--force"]),
+    (["{shipped}", "--opponents", "expert", "--note", "new"], ["best.expert.eval.json is not a tournament report",
+                                                              "--force"]),
+])
+def test_writing_a_shipped_card_again_errors_are_one_line(tmp_path: Path, args, words, run_main):
+    """A stored report that is not this checkpoint's would put another tournament's verdict
+    on its card; it is refused before anything (the note in the checkpoint included) is written."""
+    from rummy_env.evaluate import evaluate
+
+    shipped = _shippable(tmp_path) / "best.pt"
+    other = evaluate("three_thirteen", ["random", "greedy"], games=2, seed=0, players=2,
+                     env_kwargs={"max_turns_per_round": 4})
+    shipped.with_name("best.greedy.eval.json").write_text(json.dumps(other.to_dict()))
+    shipped.with_name("best.expert.eval.json").write_text("{}")
+    contents = {path: path.read_bytes() for path in _files(tmp_path) if path.is_file()}
+    args = [arg.format(shipped=shipped, tmp=tmp_path) for arg in args]
+    result = run_main(ship.main, args, tmp_path)
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    for word in words:
+        assert word in lines[0]
+    assert {path: path.read_bytes() for path in _files(tmp_path) if path.is_file()} == contents

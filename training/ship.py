@@ -16,6 +16,13 @@ parity, and a lower mean final score). The exit code is 0 when it beats them all
 It refuses to overwrite shipped files (``<name>.pt``, ``.md``, ``.<opponent>.eval.json`` or
 ``_learning_curve.png``) unless given ``--force``; this and every other user's error is one
 line on stderr and exit code 2, before anything is written.
+
+Given a shipped checkpoint instead of a run, it writes that checkpoint's card again, from
+the reports beside it, after playing the tournaments it has no report of (all of them with
+``--force``): this is how a checkpoint gets an evaluation against another opponent once its
+run is gone. ``--note`` is kept in the shipped checkpoint, so a card written again keeps it.
+
+    python -m rummy_training.ship checkpoints/three_thirteen.pt --opponents greedy expert random
 """
 
 from __future__ import annotations
@@ -55,8 +62,9 @@ def beats(report: Report) -> tuple[bool, str]:
     return win_ok and score_ok, words
 
 
-def model_card(name: str, data: dict, reports: dict[str, tuple[Report, str]], note: str | None = None) -> str:
-    """The model card, with the acceptance report and its command per opponent."""
+def model_card(name: str, data: dict, reports: dict[str, Report]) -> str:
+    """The model card of a shipped checkpoint's ``data`` (its ``note`` a line of it), with the
+    acceptance report and its command per opponent."""
     config, counters = data["config"], data["counters"]
     imitation = counters.get("imitation")
     hours = _hours(counters)
@@ -70,7 +78,7 @@ def model_card(name: str, data: dict, reports: dict[str, tuple[Report, str]], no
         f"(ReLU), policy{' (with the face head)' if config.get('face_head') else ''} and "
         + ("value heads" if not config.get("privileged_critic") else
            "a critic of its own that in training also read the other seats' hands and the stock")
-        + ", weights stored as float16; plays the most probable legal action.",
+        + f", weights stored as {_precision(data['weights'])}; plays the most probable legal action.",
     ]
     start = counters.get("init")
     if start:
@@ -89,15 +97,15 @@ def model_card(name: str, data: dict, reports: dict[str, tuple[Report, str]], no
         lines.append(f"- Kept as the best of {len(data['history'])} evaluations during training (against "
                      f"`{config['eval_opponent']}`, {config['eval_games']} games each on the deals of seed "
                      f"{config['eval_seed']}): update {counters['updates']}, win rate {kept[0]['eval_win_rate']:.3f}.")
-    if note:
-        lines.append(f"- {note}")
+    if data.get("note"):
+        lines.append(f"- {data['note']}")
     lines += [
         f"- Learning curve of the run: `{name}_learning_curve.png`.",
         "",
         "## Evaluation",
         "",
     ]
-    for opponent, (report, command) in reports.items():
+    for opponent, report in reports.items():
         ok, words = beats(report)
         lines += [
             f"Against `{opponent}` in every other seat, {report.games_played} games with seats rotated (each deal "
@@ -112,7 +120,7 @@ def model_card(name: str, data: dict, reports: dict[str, tuple[Report, str]], no
             "Reproduce the evaluation:",
             "",
             "```",
-            command,
+            reproduce_command(report),
             "```",
             "",
         ]
@@ -125,6 +133,11 @@ def model_card(name: str, data: dict, reports: dict[str, tuple[Report, str]], no
         "```",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _precision(weights: dict[str, torch.Tensor]) -> str:
+    """The floating-point type(s) of the stored weights (float16 since shipping halved them)."""
+    return " and ".join(sorted({str(w.dtype).removeprefix("torch.") for w in weights.values() if w.is_floating_point()}))
 
 
 def _hours(counters: dict) -> float:
@@ -150,29 +163,32 @@ def shipped_files(out: Path, name: str, opponents: Sequence[str]) -> list[Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     prog = "python -m rummy_training.ship"
     ap = OneLineParser(prog=prog, description=__doc__.split("\n\n")[0])
-    ap.add_argument("run", type=Path, help="the run folder (holding best.pt)")
-    ap.add_argument("--name", required=True, help="file name in the --out folder (without .pt)")
-    ap.add_argument("--out", type=Path, default=Path("checkpoints"),
-                    help="folder of the shipped files (default checkpoints, under the working directory)")
-    ap.add_argument("--checkpoint", default="best.pt", help="which checkpoint of the run (default best.pt)")
+    ap.add_argument("source", type=Path, metavar="RUN_OR_SHIPPED",
+                    help="a run folder (holding best.pt) to ship; or a shipped checkpoint (<out>/<name>.pt) whose "
+                         "card to write again, playing only the tournaments it has no report of yet")
+    ap.add_argument("--name", help="file name in the --out folder (without .pt); required to ship a run")
+    ap.add_argument("--out", type=Path, help="folder of the shipped files (default checkpoints, under the working directory)")
+    ap.add_argument("--checkpoint", help="which checkpoint of the run (default best.pt)")
     ap.add_argument("--games", type=_positive, default=2000, help="games of the acceptance tournament (default 2000)")
     ap.add_argument("--seed", type=int, default=7, help="seed of its deals (default 7)")
     ap.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
     ap.add_argument("--opponents", nargs="+", choices=AGENT_NAMES, default=["greedy", "expert"],
                     help="the baselines of the acceptance tournaments, one each (default greedy expert)")
-    ap.add_argument("--note", help="a line for the model card (e.g. how the run ended)")
-    ap.add_argument("--force", action="store_true", help="overwrite files shipped before under this name")
+    ap.add_argument("--note", help="a line for the model card (e.g. how the run ended); kept in the shipped checkpoint")
+    ap.add_argument("--force", action="store_true", help="overwrite files shipped before under this name "
+                    "(for a shipped checkpoint: play its tournaments again)")
     args = ap.parse_args(argv)
-    if not args.name or Path(args.name).name != args.name:
-        fail(prog, f"--name must be a file name without a folder, not {args.name!r} (--out gives the folder)")
     if args.seed < 0:
         fail(prog, f"--seed must be at least 0, not {args.seed}")
-    try:
-        data = load_checkpoint(args.run / args.checkpoint)
-    except CheckpointError as err:
-        fail(prog, str(err))
-    out = args.out
     opponents = list(dict.fromkeys(args.opponents))
+    if args.source.suffix == ".pt":
+        return _card_again(prog, args, opponents)
+    if args.name is None:
+        fail(prog, "--name is required to ship a run (the file name in the --out folder, without .pt)")
+    if not args.name or Path(args.name).name != args.name:
+        fail(prog, f"--name must be a file name without a folder, not {args.name!r} (--out gives the folder)")
+    data = _load(prog, args.source / (args.checkpoint or "best.pt"))
+    out = args.out or Path("checkpoints")
     existing = [str(path) for path in shipped_files(out, args.name, opponents) if path.exists()]
     if existing and not args.force:
         fail(prog, f"{', '.join(existing)} already exist(s): give --force to overwrite, or another --name")
@@ -183,23 +199,77 @@ def main(argv: Sequence[str] | None = None) -> int:
     shipped = {key: data[key] for key in KEPT if key in data}
     # float16 halves the file (loading copies into float32); the tournament below plays these weights
     shipped["weights"] = {k: v.half() if v.is_floating_point() else v for k, v in data["weights"].items()}
+    if args.note:
+        shipped["note"] = args.note
     torch.save(shipped, target)
+    reports = {opponent: _play(target, data, opponent, args) for opponent in opponents}
+    (out / f"{args.name}.md").write_text(model_card(args.name, shipped, reports))
+    if (args.source / "learning_curve.png").exists():
+        shutil.copyfile(args.source / "learning_curve.png", out / f"{args.name}_learning_curve.png")
+    return _verdicts(reports)
+
+
+def _card_again(prog: str, args: argparse.Namespace, opponents: list[str]) -> int:
+    """A shipped checkpoint's card written again beside it, from its stored reports and the
+    tournaments it had none of (all of them again with ``--force``)."""
+    given = [flag for flag in ("name", "out", "checkpoint") if getattr(args, flag) is not None]
+    if given:
+        fail(prog, f"--{', --'.join(given)} ship a run: a shipped checkpoint's card is written beside it, under its name")
+    target = args.source
+    data = _load(prog, target)
     players = data["config"]["num_players"]
-    # the spec as the command below gives it, from the repository root
-    spec = os.path.relpath(target) if target.resolve().is_relative_to(Path.cwd()) else str(target)
-    reports = {}
+    stored = {}
     for opponent in opponents:
-        report = evaluate(data["game"], [spec] + [opponent] * (players - 1), games=args.games, seed=args.seed,
-                          env_kwargs=data["rules_config"], workers=args.workers, progress=True)
-        command = (f"rummy-eval --game {data['game']} --agents {spec} {' '.join([opponent] * (players - 1))} "
-                   f"--games {args.games} --seed {args.seed} --workers {args.workers}")
-        (out / f"{args.name}.{opponent}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
-        reports[opponent] = (report, command)
-    (out / f"{args.name}.md").write_text(model_card(args.name, data, reports, args.note))
-    if (args.run / "learning_curve.png").exists():
-        shutil.copyfile(args.run / "learning_curve.png", out / f"{args.name}_learning_curve.png")
+        path = target.with_name(f"{target.stem}.{opponent}.eval.json")
+        if path.exists() and not args.force:
+            try:
+                stored[opponent] = Report.from_dict(json.loads(path.read_text()))
+            except (ValueError, KeyError, TypeError) as err:
+                fail(prog, f"{path} is not a tournament report ({type(err).__name__}: {err}): give --force to play it again")
+            expected = [_spec(target)] + [opponent] * (players - 1)
+            if stored[opponent].specs != expected:
+                fail(prog, f"{path} is a tournament of {stored[opponent].specs}, not {expected}: give --force to play it again")
+    if args.note is not None:
+        # the note lives in the checkpoint, so that the next card keeps it; the weights are untouched
+        data["note"] = args.note
+        torch.save(data, target)
+    reports = {opponent: stored[opponent] if opponent in stored else _play(target, data, opponent, args)
+               for opponent in opponents}
+    target.with_suffix(".md").write_text(model_card(target.stem, data, reports))
+    return _verdicts(reports)
+
+
+def _load(prog: str, path: Path) -> dict:
+    try:
+        return load_checkpoint(path)
+    except CheckpointError as err:
+        fail(prog, str(err))
+
+
+def _spec(target: Path) -> str:
+    """The checkpoint's agent spec as a command run from the repository root gives it."""
+    return os.path.relpath(target) if target.resolve().is_relative_to(Path.cwd()) else str(target)
+
+
+def _play(target: Path, data: dict, opponent: str, args: argparse.Namespace) -> Report:
+    """The acceptance tournament of the shipped ``target`` against ``opponent``, its report written beside it."""
+    players = data["config"]["num_players"]
+    report = evaluate(data["game"], [_spec(target)] + [opponent] * (players - 1), games=args.games, seed=args.seed,
+                      env_kwargs=data["rules_config"], workers=args.workers, progress=True)
+    target.with_name(f"{target.stem}.{opponent}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
+    return report
+
+
+def reproduce_command(report: Report) -> str:
+    """The ``rummy-eval`` command that plays ``report``'s tournament again."""
+    return (f"rummy-eval --game {report.game} --agents {' '.join(report.specs)} --games {report.games_requested} "
+            f"--seed {report.seed} --workers {report.workers}")
+
+
+def _verdicts(reports: dict[str, Report]) -> int:
+    """Prints each report and its verdict; 0 when the checkpoint beats every opponent, else 1."""
     results = []
-    for opponent, (report, _) in reports.items():
+    for opponent, report in reports.items():
         ok, words = beats(report)
         print(report.format())
         print(f"\n{'beats' if ok else 'does NOT beat'} {opponent}: {words}\n")
