@@ -154,10 +154,16 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def report_path(target: Path, opponent: str) -> Path:
+    """Where the report of the shipped ``target``'s tournament against ``opponent`` lives."""
+    return target.with_name(f"{target.stem}.{opponent}.eval.json")
+
+
 def shipped_files(out: Path, name: str, opponents: Sequence[str]) -> list[Path]:
     """The files that shipping ``name`` with acceptance reports against ``opponents`` writes to ``out``."""
-    return [out / f"{name}{suffix}" for suffix in
-            (".pt", ".md", *(f".{opponent}.eval.json" for opponent in opponents), "_learning_curve.png")]
+    target = out / f"{name}.pt"
+    return [target, target.with_suffix(".md"), *(report_path(target, opponent) for opponent in opponents),
+            out / f"{name}_learning_curve.png"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -220,7 +226,7 @@ def _card_again(prog: str, args: argparse.Namespace, opponents: list[str]) -> in
     players = data["config"]["num_players"]
     stored = {}
     for opponent in opponents:
-        path = target.with_name(f"{target.stem}.{opponent}.eval.json")
+        path = report_path(target, opponent)
         if path.exists() and not args.force:
             try:
                 stored[opponent] = Report.from_dict(json.loads(path.read_text()))
@@ -256,7 +262,7 @@ def _play(target: Path, data: dict, opponent: str, args: argparse.Namespace) -> 
     players = data["config"]["num_players"]
     report = evaluate(data["game"], [_spec(target)] + [opponent] * (players - 1), games=args.games, seed=args.seed,
                       env_kwargs=data["rules_config"], workers=args.workers, progress=True)
-    target.with_name(f"{target.stem}.{opponent}.eval.json").write_text(json.dumps(report.to_dict(), indent=1))
+    report_path(target, opponent).write_text(json.dumps(report.to_dict(), indent=1))
     return report
 
 
