@@ -36,7 +36,7 @@ import csv
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import matplotlib
 import yaml
@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from rummy_env import GAMES, game_spec  # noqa: E402
-from rummy_env.cli import OneLineParser, check_writable_folder, fail  # noqa: E402
+from rummy_env.cli import OneLineParser, check_writable_folder, fail, integer_at_least  # noqa: E402
 from rummy_env.evaluate import SettingsError, Table, evaluate  # noqa: E402
 from rummy_training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
 from rummy_training.config import ConfigError, TrainConfig, config_from_dict, load_config, refuse_changes  # noqa: E402
@@ -74,19 +74,6 @@ COLUMNS = ("env_steps", "wall_seconds", "opponent", "games", "win_rate", "win_lo
 
 
 # ---------------------------------------------------------------------- the command line
-def integer_at_least(least: int) -> Callable[[str], int]:
-    """An argparse type: an integer of at least ``least``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < least:
-            raise argparse.ArgumentTypeError(f"expected an integer of at least {least}, not {text!r}")
-        return value
-    return parse
-
-
 positive = integer_at_least(1)
 
 

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Callable, NoReturn
 
 USAGE_ERROR = 2
 
@@ -18,6 +18,19 @@ def fail(prog: str, message: str) -> NoReturn:
     text = " ".join(str(message).split())  # one line, whatever the message held
     print(f"{prog}: error: {text}", file=sys.stderr)
     raise SystemExit(USAGE_ERROR)
+
+
+def integer_at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``least``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least:
+            raise argparse.ArgumentTypeError(f"expected an integer of at least {least}, not {text!r}")
+        return value
+    return parse
 
 
 class OneLineParser(argparse.ArgumentParser):
