@@ -30,18 +30,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from rummy_env import GAMES  # noqa: E402
 from rummy_env.agents.base import Agent, SeatInfo  # noqa: E402
-from rummy_env.agents.heuristic import ExpertAgent  # noqa: E402
-from rummy_env.agents.contract_heuristics import ExpertContract  # noqa: E402
-from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen  # noqa: E402
+from rummy_env.agents.heuristic import ExpertAgent, heuristic_class  # noqa: E402
 from rummy_env.cli import OneLineParser, check_writable, integer_at_least  # noqa: E402
 from rummy_env.evaluate import Interval, Report, evaluate  # noqa: E402
 
 PLAYERS = 4
-
-
-def expert_heuristic(contract_game: bool) -> type[Agent]:
-    """The class ``expert`` plays a game with: the contract games' or Three-Thirteen's."""
-    return ExpertContract if contract_game else ExpertThreeThirteen
 
 
 def knobs(heuristic: type[Agent]) -> dict[str, int | float]:
@@ -81,7 +74,7 @@ class KnobbedExpert(ExpertAgent):
 
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         Agent.start_game(self, seat, seed)
-        heuristic = expert_heuristic(seat.rules.contract_play is not None)
+        heuristic = heuristic_class(self.name, seat.rules)
         self._policy = type(heuristic.__name__, (heuristic,), parse_settings(self.settings, heuristic))()
         self._policy.start_game(seat, seed)
 
@@ -126,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=integer_at_least(1), default=2)
     parser.add_argument("--json", metavar="PATH", help="write every variant's summary here")
     args = parser.parse_args(argv)
-    heuristic = expert_heuristic(GAMES[args.game].rules().contract_play is not None)
+    heuristic = heuristic_class("expert", GAMES[args.game].rules())
     for variant in args.variant:
         try:
             parse_settings(variant, heuristic)

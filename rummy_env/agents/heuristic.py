@@ -4,6 +4,7 @@ by a shown hand (Three-Thirteen) is unlike the contract games' going down."""
 
 from __future__ import annotations
 
+from ..rules import GameRules
 from .base import Agent, Decision, SeatInfo
 from .contract_heuristics import ExpertContract, GreedyContract
 from .three_thirteen_heuristics import ExpertThreeThirteen, GreedyThreeThirteen
@@ -15,10 +16,16 @@ _BY_PLAY: dict[str, tuple[type[Agent], type[Agent]]] = {
 }
 
 
+def heuristic_class(baseline: str, rules: GameRules) -> type[Agent]:
+    """The heuristic that the baseline ``baseline`` (``greedy``, ``expert``) plays a game of
+    ``rules`` with."""
+    return _BY_PLAY[baseline][rules.contract_play is not None]
+
+
 class _ByPlay(Agent):
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
-        self._policy = _BY_PLAY[self.name][seat.rules.contract_play is not None]()
+        self._policy = heuristic_class(self.name, seat.rules)()
         self._policy.start_game(seat, seed)
 
     def act(self, decision: Decision) -> int:
