@@ -29,10 +29,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
 
 from rummy_env import GAMES  # noqa: E402
-from rummy_env.agents.base import Agent, SeatInfo  # noqa: E402
+from rummy_env.agents.base import Agent  # noqa: E402
 from rummy_env.agents.heuristic import ExpertAgent, heuristic_class  # noqa: E402
 from rummy_env.cli import OneLineParser, check_writable, integer_at_least  # noqa: E402
 from rummy_env.evaluate import Interval, Report, evaluate  # noqa: E402
+from rummy_env.rules import GameRules  # noqa: E402
 
 PLAYERS = 4
 
@@ -72,11 +73,9 @@ class KnobbedExpert(ExpertAgent):
 
     settings = ""
 
-    def start_game(self, seat: SeatInfo, seed: int | None) -> None:
-        Agent.start_game(self, seat, seed)
-        heuristic = heuristic_class(self.name, seat.rules)
-        self._policy = type(heuristic.__name__, (heuristic,), parse_settings(self.settings, heuristic))()
-        self._policy.start_game(seat, seed)
+    def heuristic(self, rules: GameRules) -> type[Agent]:
+        base = super().heuristic(rules)
+        return type(base.__name__, (base,), parse_settings(self.settings, base))
 
 
 def __getattr__(settings: str) -> type[Agent]:

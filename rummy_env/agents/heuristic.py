@@ -25,8 +25,12 @@ def heuristic_class(baseline: str, rules: GameRules) -> type[Agent]:
 class _ByPlay(Agent):
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
-        self._policy = heuristic_class(self.name, seat.rules)()
+        self._policy = self.heuristic(seat.rules)()
         self._policy.start_game(seat, seed)
+
+    def heuristic(self, rules: GameRules) -> type[Agent]:
+        """The heuristic this agent plays a game of ``rules`` with."""
+        return heuristic_class(self.name, rules)
 
     def act(self, decision: Decision) -> int:
         return self._policy.act(decision)
