@@ -39,6 +39,7 @@ from scenario import (
 from scenario import contract_rummy_cards as game_cards
 
 from rummy_env import IllegalActionError, contract_rummy_v0
+from rummy_env.rules.turn_search import TurnSearch
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -667,6 +668,92 @@ def test_deep_drawn_card_may_be_laid_off_after_a_card_above_it():
     assert legal(env) == ["lay off 8H on 1"]
     play(env, "lay off 8H on 1")
     assert legal(env) == discards(["2C", "4D", "KC", "AD"])
+
+
+DEEP_PILE_HAND0 = ["3H", "4H", "5H", "6H", "9C", "JK", "JC", "KD", "2S", "4S"]
+
+
+def deep_pile_env(hand1=None, stock=("QD", "8H", "2H", "QC", "8C", "KC", "7C", "AH", "6C"), upcard="5D",
+                  seat1_goes_down=False):
+    """Deal 3: seat 0 goes down with 3H-6H and 9C-JK-JC (the joker for TC) and discards QD
+    (the first stock card); then every seat draws the next stock card and discards it (seat
+    1, ``seat1_goes_down``, first goes down with 6C-8C and 2D-4D) until seat 0 is to play
+    again with eight cards above the upcard and QD."""
+    env = start(3, 3, 2, [DEEP_PILE_HAND0, hand1, None], upcard, list(stock))
+    play(env, "draw stock", "meld run H 3 6", "meld run C 9 J", "discard QD")
+    if seat1_goes_down:
+        play(env, "draw stock", "meld run C 6 8", "meld run D 2 4", f"discard {stock[1]}")
+    while len(desc(env)["discard"]) < 10:
+        pass_turn(env)
+    assert desc(env)["current"] == P(0)
+    return env
+
+
+def count_search_states(monkeypatch) -> list[int]:
+    """A counter of the states the turn search builds (``TurnSearch.after``) from now on."""
+    calls = [0]
+    after = TurnSearch.after
+
+    def counting(self, state, action):
+        calls[0] += 1
+        return after(self, state, action)
+
+    monkeypatch.setattr(TurnSearch, "after", counting)
+    return calls
+
+
+def test_deep_drawn_card_out_of_reach_is_refused_without_trying_every_order_of_lay_offs(monkeypatch):
+    # 8H (depth 8) needs 7H, which is nowhere, or a wild: the table's joker comes back only
+    # for TC, which seat 0 does not hold. The seven cards above it lay off in 170 orders
+    # that the search once tried one by one (minutes with the twenty of a deep draw)
+    env = deep_pile_env()
+    assert desc(env)["discard"][-8:] == ["8H", "2H", "QC", "8C", "KC", "7C", "AH", "6C"]
+    states = count_search_states(monkeypatch)
+    assert "draw discard 8" not in legal(env)
+    assert_illegal(env, "draw discard 8")
+    assert states[0] < 10
+
+
+def test_deep_drawn_card_reached_with_a_wild_a_swap_brings_back():
+    # as above, but seat 0 kept TC on its second turn: swapping it for the joker gives the
+    # wild that stands for 7H, and 8H fits after it
+    env = start(3, 3, 2, [DEEP_PILE_HAND0, None, None], "5D", ["QD", "8H", "2H", "TC", "8C", "KC", "7C", "AH", "6C"])
+    play(env, "draw stock", "meld run H 3 6", "meld run C 9 J", "discard QD")
+    pass_turn(env)
+    pass_turn(env)
+    play(env, "draw stock", "discard 2S")
+    while len(desc(env)["discard"]) < 10:
+        pass_turn(env)
+    assert hand(env, 0) == ["TC", "KD", "4S"] and desc(env)["discard"][2] == "8H"
+    assert "draw discard 8" in legal(env)
+    play(env, "draw discard 8", "swap TC on 1", "lay off JK on 0")
+    assert "lay off 8H on 0" in legal(env)
+
+
+def test_a_swap_giving_the_deep_drawn_card_itself_brings_no_wild_for_it(monkeypatch):
+    # TC (depth 8) would fit seat 1's 6C-8C after a wild for 9C, and the one joker that
+    # could come back needs TC itself: swapped in, it is on the table but not placed
+    hand1 = ["6C", "7C", "8C", "2D", "3D", "4D", "9S", "TS", "JS", "QS"]
+    env = deep_pile_env(hand1, ["QD", "TC", "2H", "QC", "5C", "KC", "AH", "6D", "AD"], "KS", seat1_goes_down=True)
+    assert desc(env)["discard"][2] == "TC" and "TC" not in hand(env, 0)
+    states = count_search_states(monkeypatch)
+    assert "draw discard 8" not in legal(env)
+    assert states[0] < 10
+
+
+def test_a_second_ace_for_a_run_holding_one_is_refused_without_trying_every_order_of_lay_offs(monkeypatch):
+    # two decks: seat 0's AH-6H would reach the ace-high place once 7H-KH (above the second
+    # AH in the pile) are laid off, but a run holds one ace
+    hand0 = ["AH", "2H", "3H", "4H", "5H", "6H", "9C", "JK", "JC", "2S"]
+    env = start(5, 3, 4, [hand0, None, None, None, None], "5D",
+                ["3S", "AH", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "QC"])
+    play(env, "draw stock", "meld run H A 6", "meld run C 9 J", "discard 3S")
+    while len(desc(env)["discard"]) < 11:
+        pass_turn(env)
+    assert desc(env)["current"] == P(0) and desc(env)["discard"][2] == "AH"
+    states = count_search_states(monkeypatch)
+    assert "draw discard 9" not in legal(env)
+    assert states[0] < 10
 
 
 def test_deep_draw_obligation_met_then_the_cards_above_may_be_discarded():

@@ -317,7 +317,7 @@ class TurnSearch(ContractComponent):
         must = state.must_place
         down = is_down(state, p)
         if must >= 0 and down and state.phase == Phase.PLAY:
-            return must in self._placeable_when_down(state.table)
+            return self._placeable_when_down(state, must)
         spec = self.rules.rounds[state.round]
         if state.phase == Phase.GOING_DOWN:
             sets, runs = state.contract_left
@@ -348,16 +348,40 @@ class TurnSearch(ContractComponent):
         return any((tm.meld.kind == "set" and tm.meld.rank == rank) or (tm.meld.kind == "run" and tm.meld.suit == suit)
                    for tm in table)
 
-    def _placeable_when_down(self, table: Sequence[TableMeld]) -> set[int]:
-        """Faces a player already down could lay off this turn, at best: those that fit a
-        meld now, and every natural of a suit with a run (reachable after other lay-offs)."""
-        R = self._R
-        faces: set[int] = set()
+    def _placeable_when_down(self, state: GameState, must: int) -> bool:
+        """Whether a player already down could lay off the card ``must`` this turn, at best:
+        it fits a meld now, or it is a natural beyond the end of a run of its suit, the run
+        would then hold at most ``R`` cards (one ace), and the hand could fill every place
+        between, with its naturals of those places and its wilds, counting every wild that
+        swaps could take off the table's runs (a swap does not place ``must``, so a swap
+        giving it needs a second copy). Checked at every step of the search: without these
+        counts, proving that a card cannot be placed meant trying every order of the other
+        lay-offs (minutes with the twenty cards of a deep draw)."""
+        table = state.table
+        if any(must in self.lay_offs.fitting_faces(tm.meld) for tm in table):
+            return True
+        if self.play.melds_after_down:
+            return True  # a new meld could take it: left to the search
+        if must == self._wild_card:
+            return False  # other lay-offs only fill sets and lengthen runs: no room made
+        hand, R = state.hands[state.current], self._R
+        suit, rank = must // R, must % R
+        swaps = self.swaps.swap_faces(state)
+        wilds = (hand[self._wild_card] if self._wild_card >= 0 else 0) + len(swaps)
+        if swaps.count(must) == hand[must]:
+            wilds -= 1
+        places = (rank, self._top) if rank == 0 and self._top == R else (rank,)
         for tm in table:
-            faces.update(self.lay_offs.fitting_faces(tm.meld))
-            if tm.meld.kind == "run":
-                faces.update(range(tm.meld.suit * R, tm.meld.suit * R + R))
-        return faces
+            meld = tm.meld
+            if meld.kind != "run" or meld.suit != suit:
+                continue
+            for q in places:
+                if meld.low <= q <= meld.high or max(meld.high, q) - min(meld.low, q) + 1 > R:
+                    continue  # a place inside the run, or beyond a run's longest (one ace)
+                gap = range(meld.high + 1, q) if q > meld.high else range(q + 1, meld.low)
+                if sum(not hand[suit * R + g % R] for g in gap) <= wilds:
+                    return True
+        return False
 
 
 def _within(naturals: tuple[int, ...], wilds: int, arg: Any, other: tuple[tuple[int, ...], int, Any]) -> bool:
