@@ -10,7 +10,8 @@ game (lower is better; 95% interval over the tournament's blocks, which are inde
 
 A variant clearly past parity is a stronger teacher for the trained policies than ``expert``
 itself; none past it says that tuning ``expert``'s parameters against itself has nothing to
-offer on these deals.
+offer on these deals. ``--agent SPEC`` plays any agent spec the same way, e.g. the changes to
+``expert``'s method in ``expert_variants.py`` (``--agent expert_variants:ExactQ``).
 
     python benchmarks/expert_knobs.py three_thirteen --variant potential=1.3 --games 400
 
@@ -29,6 +30,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
 
 from rummy_env import GAMES  # noqa: E402
+from rummy_env.agents import make_agent  # noqa: E402
 from rummy_env.agents.base import Agent  # noqa: E402
 from rummy_env.agents.heuristic import ExpertAgent, heuristic_class  # noqa: E402
 from rummy_env.cli import OneLineParser, check_writable, integer_at_least  # noqa: E402
@@ -100,10 +102,14 @@ def paired_score_gap(report: Report, spec: str) -> Interval:
 
 def measure(game: str, variant: str, games: int, seed: int, workers: int) -> dict:
     """One variant's tournament against three ``expert``s, summarised."""
-    spec = f"expert_knobs:{variant}"
+    return measure_agent(game, f"expert_knobs:{variant}", games, seed, workers) | {"variant": variant}
+
+
+def measure_agent(game: str, spec: str, games: int, seed: int, workers: int) -> dict:
+    """The tournament of the agent ``spec`` against three ``expert``s, summarised."""
     report = evaluate(game, [spec] + ["expert"] * (PLAYERS - 1), games, seed, players=PLAYERS, workers=workers)
     summary = next(s for s in report.agents if s.spec == spec)
-    return {"variant": variant, "games": len(report.records), "win_rate": summary.win_rate.to_dict(),
+    return {"variant": spec, "games": len(report.records), "win_rate": summary.win_rate.to_dict(),
             "rank": summary.rank.to_dict(), "score_gap": paired_score_gap(report, spec).to_dict(),
             "wall_seconds": report.wall_seconds}
 
@@ -111,14 +117,23 @@ def measure(game: str, variant: str, games: int, seed: int, workers: int) -> dic
 def main(argv: list[str] | None = None) -> None:
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game", choices=sorted(GAMES))
-    parser.add_argument("--variant", action="append", required=True,
+    parser.add_argument("--variant", action="append", default=[],
                         help="name=value[,name=value...]: one variant of expert's parameters (repeatable)")
+    parser.add_argument("--agent", action="append", default=[],
+                        help="an agent spec to play in the variant's seat, e.g. expert_variants:ExactQ (repeatable)")
     parser.add_argument("--games", type=integer_at_least(1), default=2000)
     parser.add_argument("--seed", type=integer_at_least(0), default=31)
     parser.add_argument("--workers", type=integer_at_least(1), default=2)
     parser.add_argument("--json", metavar="PATH", help="write every variant's summary here")
     args = parser.parse_args(argv)
+    if not args.variant and not args.agent:
+        parser.error("give at least one --variant or --agent")
     heuristic = heuristic_class("expert", GAMES[args.game].rules())
+    for spec in args.agent:
+        try:
+            make_agent(spec)
+        except ValueError as err:
+            parser.error(str(err))
     for variant in args.variant:
         try:
             parse_settings(variant, heuristic)
@@ -129,11 +144,12 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.game}: one seat of each variant against three expert, {args.games} games from seed {args.seed}")
     print(f"{'variant':<40} {'win rate [95%]':>22} {'mean rank':>16} {'score less the others [95%]':>30}")
     results = []
-    for variant in args.variant:
-        result = measure(args.game, variant, args.games, args.seed, args.workers)
+    runs = [(measure, variant) for variant in args.variant] + [(measure_agent, spec) for spec in args.agent]
+    for run, name in runs:
+        result = run(args.game, name, args.games, args.seed, args.workers)
         results.append(result)
         win, rank, gap = result["win_rate"], result["rank"], result["score_gap"]
-        print(f"{variant:<40} {win['mean']:.3f} [{win['ci95_low']:.3f}, {win['ci95_high']:.3f}]"
+        print(f"{name:<40} {win['mean']:.3f} [{win['ci95_low']:.3f}, {win['ci95_high']:.3f}]"
               f"{rank['mean']:>10.3f} +- {rank['ci95_half_width']:.3f}"
               f"{gap['mean']:>16.2f} [{gap['ci95_low']:.2f}, {gap['ci95_high']:.2f}]", flush=True)
     if args.json:

@@ -1,7 +1,9 @@
 """``benchmarks/expert_knobs.py``: a variant's settings reach the heuristic of the game it
 plays and nothing else; a variant with the default parameters is ``expert`` (parity, no
-score gap); a changed parameter changes the play; a bad option or variant is one line on
-stderr, exit code 2, before any work."""
+score gap); a changed parameter changes the play; each change of method in
+``benchmarks/expert_variants.py`` decides Three-Thirteen otherwise than ``expert`` and the
+other games as it; a bad option, variant or agent is one line on stderr, exit code 2, before any
+work."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rummy_env import GAMES
-from rummy_env.agents import SeatInfo, make_agent
+from rummy_env.agents import Decision, SeatInfo, make_agent
 from rummy_env.agents.contract_heuristics import ExpertContract
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 
@@ -61,8 +63,51 @@ def test_the_default_parameters_play_as_expert_and_a_changed_one_does_not(expert
     assert abs(changed["score_gap"]["mean"]) > 0.1
 
 
+@pytest.fixture
+def expert_variants(expert_knobs):
+    import expert_variants
+
+    return expert_variants
+
+
+@pytest.mark.parametrize("game, games", [("three_thirteen", 2), ("contract_rummy", 1), ("toonerville_rook", 1)])
+def test_each_change_of_method_decides_three_thirteen_otherwise_than_expert_and_other_games_as_it(
+        expert_variants, game: str, games: int) -> None:
+    # four experts play; at seat 0's decisions every variant and a fresh expert decide too
+    env = GAMES[game].env(num_players=4)
+    differs = [False] * len(expert_variants.VARIANTS)
+    for seed in range(games):
+        env.reset(seed=seed)
+        raw = env.unwrapped
+        players = [make_agent("expert") for _ in raw.possible_agents]
+        variants = [cls() for cls in expert_variants.VARIANTS]
+        baseline = make_agent("expert")
+        for s, agent in enumerate(players):
+            agent.start_game(SeatInfo.of(env, raw.possible_agents[s]), seed)
+        for agent in variants + [baseline]:
+            agent.start_game(SeatInfo.of(env, raw.possible_agents[0]), seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            decision = Decision(obs["observation"], obs["action_mask"], lambda n=name: raw.describe(n))
+            seat = raw.possible_agents.index(name)
+            action = players[seat].act(decision)
+            if seat == 0:
+                # Three-Thirteen's expert tells the scores behind its choice: they must differ
+                decide = (lambda agent: agent._policy.advise(decision)) if game == "three_thirteen" else (
+                    lambda agent: agent.act(decision))
+                expected = decide(baseline)
+                for k, variant in enumerate(variants):
+                    differs[k] |= decide(variant) != expected
+            env.step(action)
+    assert differs == [game == "three_thirteen"] * len(variants)
+
+
 @pytest.mark.parametrize("argv, message", [
-    (["three_thirteen"], "the following arguments are required: --variant"),
+    (["three_thirteen"], "give at least one --variant or --agent"),
+    (["three_thirteen", "--agent", "expert_variants:Nothing"], "agent spec 'expert_variants:Nothing'"),
     (["three_thirteen", "--variant", "potential"], "expected name=value settings separated by commas, not 'potential'"),
     (["three_thirteen", "--variant", "DANGER=1"], "ExpertThreeThirteen has no parameter 'DANGER'; its parameters: "
                                                  "feed_rank, feed_suit, feed_wild, potential, potential_decay, stock_gain"),

@@ -1,0 +1,114 @@
+"""Changes to how Three-Thirteen's ``expert`` decides, beyond its parameters, as agents to
+play against three default ``expert``s with ``expert_knobs.py --agent expert_variants:NAME``.
+
+Each is ``expert`` with one part of its method replaced (``ExpertThreeThirteen``'s docstring
+describes the method):
+
+- ``ExactQ``: ``Q``, a kept hand's expected penalty after one more stock draw and the best
+  discard, computed exactly by the meld solver over every unseen face, where ``expert``
+  estimates it from the loose cards of one arrangement. About ten times slower a game.
+- ``FreshQ``: ``expert``'s estimate of ``Q``, from this decision's unseen cards: ``expert``
+  keeps a hand's ``Q`` for the rest of the round once asked.
+- ``AllDiscards``: every legal discard is weighed, where ``expert`` weighs only the cards
+  left unmatched by one least-penalty arrangement.
+- ``Threat1``, ``Threat3``: the weight of a kept hand's potential also falls with the cards
+  the others took from the pile and still hold (0.1 or 0.3 per card, as one more turn per
+  player counts ``potential_decay``): a table collecting cards is closer to going out.
+- ``SizeDecay16``, ``SizeDecay30``: the weight falls with the turns per player relative to
+  the round's hand size (``potential_decay`` = 1.6 or 3.0 / hand size; ``expert``'s 0.2
+  is 1.6 / 8, the mean hand size), since a round of 13 cards lasts longer than one of 3.
+"""
+
+from __future__ import annotations
+
+from rummy_env.agents.base import Agent, Decision
+from rummy_env.agents.heuristic import ExpertAgent
+from rummy_env.agents.three_thirteen_heuristics import Advice, ExpertThreeThirteen
+from rummy_env.rules import GameRules
+
+
+class _ExactQ(ExpertThreeThirteen):
+    def advise(self, decision: Decision) -> Advice:
+        self._exact_q: dict[bytes, float] = {}  # the unseen cards change with every decision
+        return super().advise(decision)
+
+    def _q(self, hand: list[int], unseen: tuple[list[int], list[int], int]) -> float:
+        key = bytes(hand)
+        hit = self._exact_q.get(key)
+        if hit is None:
+            counts, _, total = unseen
+            if not total:
+                return float(self._hands.pen(hand))
+            expected = 0.0
+            for face, copies in enumerate(counts):
+                if copies:
+                    hand[face] += 1
+                    best, _ = self._hands.removals(hand, [f for f in range(self._N) if hand[f]])
+                    hand[face] -= 1
+                    expected += copies * best
+            hit = self._exact_q[key] = expected / total
+        return hit
+
+
+class _FreshQ(ExpertThreeThirteen):
+    def advise(self, decision: Decision) -> Advice:
+        self._q_cache = {}
+        return super().advise(decision)
+
+
+class _AllDiscards(ExpertThreeThirteen):
+    def _best_discard(self, hand: list[int], allowed: list[int], unseen: tuple, seen,
+                      scores: dict[int, float] | None = None) -> tuple[float, int]:
+        best = (float("inf"), -1)
+        for f in sorted(allowed, key=lambda f: (not self._hands.is_wild[f], self._hands.face_value(f), f),
+                        reverse=True):  # ties: as expert, a natural, then the highest value
+            hand[f] -= 1
+            penalty = self._arrangement(hand)[0]
+            score = penalty - self._beta * (penalty - self._q(hand, unseen)) + self._feed(f, seen)
+            hand[f] += 1
+            if scores is not None:
+                scores[f] = score
+            if score < best[0]:
+                best = (score, f)
+        return best
+
+
+def _threat(per_card: float) -> type[ExpertThreeThirteen]:
+    class _Threat(ExpertThreeThirteen):
+        def advise(self, decision: Decision) -> Advice:
+            seen = self._read(decision.observation)
+            taken = sum(map(sum, seen.known))
+            turns = seen.turns / self.seat_info.num_players
+            decay = type(self).potential_decay * turns
+            # beta = potential / (1 + decay + per_card * taken), through expert's own formula
+            self.potential = type(self).potential * (1 + decay) / (1 + decay + per_card * taken)
+            return super().advise(decision)
+    return _Threat
+
+
+def _size_decay(scale: float) -> type[ExpertThreeThirteen]:
+    class _SizeDecay(ExpertThreeThirteen):
+        def advise(self, decision: Decision) -> Advice:
+            self._read(decision.observation)  # the round, hence the hand size
+            self.potential_decay = scale / (self._round_key + 3)
+            return super().advise(decision)
+    return _SizeDecay
+
+
+def _playing(heuristic: type[ExpertThreeThirteen], name: str) -> type[Agent]:
+    """The agent (an ``expert`` in every other game) that plays Three-Thirteen with ``heuristic``."""
+    def chosen(self, rules: GameRules) -> type[Agent]:
+        base = ExpertAgent.heuristic(self, rules)
+        return heuristic if base is ExpertThreeThirteen else base
+    return type(name, (ExpertAgent,), {"heuristic": chosen})
+
+
+ExactQ = _playing(_ExactQ, "ExactQ")
+FreshQ = _playing(_FreshQ, "FreshQ")
+AllDiscards = _playing(_AllDiscards, "AllDiscards")
+Threat1 = _playing(_threat(0.1), "Threat1")
+Threat3 = _playing(_threat(0.3), "Threat3")
+SizeDecay16 = _playing(_size_decay(1.6), "SizeDecay16")
+SizeDecay30 = _playing(_size_decay(3.0), "SizeDecay30")
+
+VARIANTS = (ExactQ, FreshQ, AllDiscards, Threat1, Threat3, SizeDecay16, SizeDecay30)
