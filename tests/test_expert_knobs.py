@@ -70,6 +70,7 @@ def expert_variants(expert_knobs):
     return expert_variants
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game, games", [("three_thirteen", 2), ("contract_rummy", 1), ("toonerville_rook", 1)])
 def test_each_change_of_method_decides_three_thirteen_otherwise_than_expert_and_other_games_as_it(
         expert_variants, game: str, games: int) -> None:

@@ -111,6 +111,7 @@ def test_value_warmup_updates_train_the_value_head_alone(start: Path, tmp_path: 
     assert [r["ent_coef"] for r in rows(run)] == ["0.0", "0.0"]
 
 
+@pytest.mark.slow
 def test_the_kl_penalty_keeps_the_policy_near_the_one_it_started_from(start: Path, tmp_path: Path):
     def moved(kl_coef: float) -> float:
         run = Trainer(tiny(run_dir=str(tmp_path), run_name=f"kl{kl_coef}", init_checkpoint=str(start),
@@ -128,6 +129,7 @@ def test_the_entropy_weight_follows_its_linear_schedule(tmp_path: Path):
     assert [float(r["ent_coef"]) for r in rows(run)] == pytest.approx([0.04, 0.03, 0.02, 0.01])
 
 
+@pytest.mark.slow
 def test_a_fine_tuning_run_resumes_with_its_reference(start: Path, tmp_path: Path):
     fields = dict(run_dir=str(tmp_path), init_checkpoint=str(start), kl_coef=1.0, learning_rate=1e-3,
                   anneal_lr=False, value_warmup_updates=1)

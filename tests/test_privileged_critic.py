@@ -104,6 +104,7 @@ def test_each_trained_decision_keeps_the_privileged_inputs_of_its_own_moment():
         assert privileged[2 * faces:].sum() == view.stock_size
 
 
+@pytest.mark.slow
 def test_a_privileged_run_starts_from_a_checkpoint_without_one_and_plays_the_same(tmp_path: Path):
     start = Trainer(tiny(run_dir=str(tmp_path), run_name="s", total_steps=512)).train() / "last.pt"
     run = Trainer(tiny(run_dir=str(tmp_path), run_name="p", init_checkpoint=str(start), privileged_critic=True,
