@@ -704,8 +704,8 @@ def count_search_states(monkeypatch) -> list[int]:
 
 def test_deep_drawn_card_out_of_reach_is_refused_without_trying_every_order_of_lay_offs(monkeypatch):
     # 8H (depth 8) needs 7H, which is nowhere, or a wild: the table's joker comes back only
-    # for TC, which seat 0 does not hold. The seven cards above it lay off in 170 orders
-    # that the search once tried one by one (minutes with the twenty of a deep draw)
+    # for TC, which seat 0 does not hold. The search once built 170 states to refuse it,
+    # laying off the seven cards above it in every order (minutes with twenty cards)
     env = deep_pile_env()
     assert desc(env)["discard"][-8:] == ["8H", "2H", "QC", "8C", "KC", "7C", "AH", "6C"]
     states = count_search_states(monkeypatch)
