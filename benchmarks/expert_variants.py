@@ -57,20 +57,16 @@ class _FreshQ(ExpertThreeThirteen):
 
 
 class _AllDiscards(ExpertThreeThirteen):
-    def _best_discard(self, hand: list[int], allowed: list[int], unseen: tuple, seen,
-                      scores: dict[int, float] | None = None) -> tuple[float, int]:
-        best = (float("inf"), -1)
-        for f in sorted(allowed, key=lambda f: (not self._hands.is_wild[f], self._hands.face_value(f), f),
-                        reverse=True):  # ties: as expert, a natural, then the highest value
+    def _discard_candidates(self, hand: list[int], allowed: list[int],
+                            arrangement: tuple) -> tuple[list[tuple[int, int]], bool]:
+        hands = self._hands
+        weighed = []
+        # ties: a natural, then the highest value, then the highest face
+        for f in sorted(allowed, key=lambda f: (not hands.is_wild[f], hands.face_value(f), f), reverse=True):
             hand[f] -= 1
-            penalty = self._arrangement(hand)[0]
-            score = penalty - self._beta * (penalty - self._q(hand, unseen)) + self._feed(f, seen)
+            weighed.append((f, self._arrangement(hand)[0]))
             hand[f] += 1
-            if scores is not None:
-                scores[f] = score
-            if score < best[0]:
-                best = (score, f)
-        return best
+        return weighed, False
 
 
 def _threat(per_card: float) -> type[ExpertThreeThirteen]:

@@ -480,24 +480,13 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
     def _best_discard(self, hand: list[int], allowed: list[int], unseen: list[int], seen: _Seen,
                       scores: dict[int, float] | None = None) -> tuple[float, int]:
         """The best discard's score and face; ``scores`` gets every candidate's score."""
-        hands = self._hands
         arrangement = self._arrangement(hand)
-        penalty, loose = arrangement[0], arrangement[1]
-        allowed_set = set(allowed)
-        value = hands.face_value
-        cands = {f: penalty - value(f) for f in loose if f in allowed_set}
-        inherited = bool(cands)
-        if not cands:
-            for f in allowed:
-                hand[f] -= 1
-                cands[f] = self._arrangement(hand)[0]
-                hand[f] += 1
+        candidates, inherited = self._discard_candidates(hand, allowed, arrangement)
         best = (float(_INF), -1)
-        for f in sorted(cands, key=lambda f: (cands[f], -value(f), f)):
+        for f, p in candidates:
             hand[f] -= 1
             if inherited:
                 self._kept(hand, f, arrangement)
-            p = cands[f]
             s = p - self._beta * (p - self._q(hand, unseen)) + self._feed(f, seen)
             hand[f] += 1
             if scores is not None:
@@ -505,6 +494,25 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
             if s < best[0]:
                 best = (s, f)
         return best
+
+    def _discard_candidates(self, hand: list[int], allowed: list[int],
+                            arrangement: tuple) -> tuple[list[tuple[int, int]], bool]:
+        """The discards weighed, each with the hand's penalty without it, in the order that
+        wins ties (the lowest penalty, then the highest value, then the lowest face); and
+        whether they are loose cards of ``arrangement``, the hand's (so the rest of it stays
+        a least-penalty arrangement without each): its loose cards, or every legal discard
+        if none of them is one."""
+        penalty, loose = arrangement[0], arrangement[1]
+        allowed_set = set(allowed)
+        value = self._hands.face_value
+        cands = {f: penalty - value(f) for f in loose if f in allowed_set}
+        inherited = bool(cands)
+        if not cands:
+            for f in allowed:
+                hand[f] -= 1
+                cands[f] = self._arrangement(hand)[0]
+                hand[f] += 1
+        return sorted(cands.items(), key=lambda c: (c[1], -value(c[0]), c[0])), inherited
 
     def _q(self, hand: list[int], unseen: list[int]) -> float:
         """The expected least penalty after one more stock draw and the best discard,
