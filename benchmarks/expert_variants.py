@@ -10,7 +10,11 @@ describes the method):
 - ``FreshQ``: ``expert``'s estimate of ``Q``, from this decision's unseen cards: ``expert``
   keeps a hand's ``Q`` for the rest of the round once asked.
 - ``AllDiscards``: every legal discard is weighed, where ``expert`` weighs only the cards
-  left unmatched by one least-penalty arrangement.
+  left unmatched by one least-penalty arrangement (``ClosingThreeThirteen`` without its
+  bonus for going out).
+- ``Closer``: ``rummy_env.agents.three_thirteen_closer.ClosingThreeThirteen``, the teacher
+  of trial T21: ``AllDiscards`` with a kept hand's chance of going out on the next draw
+  worth ``out_bonus`` (16) points a certain out.
 - ``Threat1``, ``Threat3``: the weight of a kept hand's potential also falls with the cards
   the others took from the pile and still hold (0.1 or 0.3 per card, as one more turn per
   player counts ``potential_decay``): a table collecting cards is closer to going out.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 from rummy_env.agents.base import Agent, Decision
 from rummy_env.agents.heuristic import ExpertAgent
+from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import Advice, ExpertThreeThirteen
 from rummy_env.rules import GameRules
 
@@ -56,17 +61,8 @@ class _FreshQ(ExpertThreeThirteen):
         return super().advise(decision)
 
 
-class _AllDiscards(ExpertThreeThirteen):
-    def _discard_candidates(self, hand: list[int], allowed: list[int],
-                            arrangement: tuple) -> tuple[list[tuple[int, int]], bool]:
-        hands = self._hands
-        weighed = []
-        # ties: a natural, then the highest value, then the highest face
-        for f in sorted(allowed, key=lambda f: (not hands.is_wild[f], hands.face_value(f), f), reverse=True):
-            hand[f] -= 1
-            weighed.append((f, self._arrangement(hand)[0]))
-            hand[f] += 1
-        return weighed, False
+class _AllDiscards(ClosingThreeThirteen):
+    out_bonus = 0.0
 
 
 def _threat(per_card: float) -> type[ExpertThreeThirteen]:
@@ -102,9 +98,10 @@ def _playing(heuristic: type[ExpertThreeThirteen], name: str) -> type[Agent]:
 ExactQ = _playing(_ExactQ, "ExactQ")
 FreshQ = _playing(_FreshQ, "FreshQ")
 AllDiscards = _playing(_AllDiscards, "AllDiscards")
+Closer = _playing(ClosingThreeThirteen, "Closer")
 Threat1 = _playing(_threat(0.1), "Threat1")
 Threat3 = _playing(_threat(0.3), "Threat3")
 SizeDecay16 = _playing(_size_decay(1.6), "SizeDecay16")
 SizeDecay30 = _playing(_size_decay(3.0), "SizeDecay30")
 
-VARIANTS = (ExactQ, FreshQ, AllDiscards, Threat1, Threat3, SizeDecay16, SizeDecay30)
+VARIANTS = (ExactQ, FreshQ, AllDiscards, Closer, Threat1, Threat3, SizeDecay16, SizeDecay30)

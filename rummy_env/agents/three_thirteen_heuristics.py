@@ -325,7 +325,7 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
         hands = self._hands
         if self._round_key != self._cache_round:
             self._cache_round = self._round_key
-            self._arr, self._q_cache = {}, {}
+            self._new_round_caches()
         unseen = self._unseen(seen)
         hand = seen.hand
         own_turns = seen.turns / self.seat_info.num_players
@@ -364,6 +364,9 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
         else:
             advice.action = _DISCARD + self._best_discard(hand, allowed, unseen, seen, advice.discards)[1]
         return advice
+
+    def _new_round_caches(self) -> None:
+        self._arr, self._q_cache = {}, {}
 
     def _may_help(self, t: int, arrangement: tuple) -> bool:
         """Whether the card ``t`` could be worth taking into a hand of this arrangement: a
