@@ -24,6 +24,7 @@ import torch
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
+from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_training import config as config_module
 from rummy_training.checkpoint import (CheckpointError, PolicyAgent, build_network, check_fits, env_sizes,
@@ -35,7 +36,8 @@ from rummy_training import ppo as ppo_module
 from rummy_training.cli import resume_config
 from rummy_training.ppo import Trainer
 from rummy_training.stopping import Stopped
-from rummy_training.features import ContractExpert, ContractPlan, ThreeThirteenExpert, ThreeThirteenPenalties
+from rummy_training.features import (ContractExpert, ContractPlan, ThreeThirteenCloser, ThreeThirteenExpert,
+                                     ThreeThirteenPenalties)
 from rummy_training.imitation import imitate, play_demonstrations
 from rummy_training.rollout import Collector, seat_gae
 from rummy_training.workers import shares
@@ -232,6 +234,8 @@ def test_the_command_line_overrides_the_config_file():
     ({"reward_mode": "money"}, ["reward_mode must be one of"]),
     ({"eval_opponent": "grredy"}, ["eval_opponent: unknown agent spec 'grredy'"]),
     ({"imitation_opponent": "grredy"}, ["imitation_opponent must be one of random, greedy, expert", "'grredy'"]),
+    ({"imitation_agent": "runs/t/warm_start.pt"}, ["imitation_agent must be one of", "agent spec", "(a checkpoint)"]),
+    ({"imitation_agent": "nosuch:Thing"}, ["imitation_agent must be one of", "cannot import 'nosuch'"]),
     ({"imitation_rounds": 0}, ["imitation_rounds must be a positive integer"]),
     ({"backend": "cloud"}, ["backend must be one of process, ray", "'cloud'"]),
     ({"backend": "ray", "num_workers": 0}, ["backend 'ray' needs num_workers of at least 1"]),
@@ -242,6 +246,12 @@ def test_bad_configs_are_refused_with_the_field_named(data, words):
         config_from_dict(data)
     for word in words:
         assert word in str(info.value)
+
+
+def test_an_agent_class_may_be_imitated():
+    spec = "rummy_env.agents.three_thirteen_closer:ClosingThreeThirteen"
+    config = config_from_dict({"game": "three_thirteen", "imitation_agent": spec, "imitation_opponent": spec})
+    assert config.imitation_agent == config.imitation_opponent == spec
 
 
 def test_a_config_file_that_is_not_a_mapping_or_not_yaml_is_refused(tmp_path: Path):
@@ -769,7 +779,8 @@ def test_features_of_another_game_are_refused():
     with pytest.raises(ConfigError, match="'three_thirteen_expert' are for games without contracts, not contract_rummy"):
         config_from_dict({"game": "contract_rummy", "features": "three_thirteen_expert"})
     with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, "
-                                          "three_thirteen_expert, contract_plan, contract_expert, not 'magic'"):
+                                          "three_thirteen_expert, three_thirteen_closer, contract_plan, contract_expert, "
+                                          "not 'magic'"):
         config_from_dict({"features": "magic"})
 
 
@@ -807,6 +818,12 @@ def test_the_acceptance_test_and_model_card_of_a_shipped_checkpoint():
     assert "0.02 hours in all" in model_card("tt", data, {"greedy": report})
     data["weights"]["w"] = torch.zeros(2)  # shipped before shipping halved the weights
     assert "weights stored as float32;" in model_card("tt", data, {"greedy": report})
+    assert "policy for three_thirteen" in model_card("tt", data, {"greedy": report}).split("\n")[0]
+    # a warm start (warm_start.pt), saved before any evaluation or PPO step
+    del data["history"]
+    data["counters"]["env_steps"] = 0
+    card = model_card("tt", data, {"greedy": report})
+    assert card.startswith("# `tt.pt`: imitation (no PPO steps) policy") and "Kept as the best" not in card
 
 
 def test_shipping_stores_half_precision_weights_and_evaluates_that_file(tmp_path: Path):
@@ -925,25 +942,28 @@ def _parent(proc: Path) -> int:
         return 0
 
 
-class _ForgetfulExpert(ExpertThreeThirteen):
-    """Three-Thirteen's expert reading every decision afresh, as its features do."""
+def _forgetful(heuristic: type[ExpertThreeThirteen]) -> ExpertThreeThirteen:
+    """The heuristic reading every decision afresh, as its features do."""
+    class Forgetful(heuristic):
+        def act(self, decision):
+            self.forget_round()
+            return super().act(decision)
+    return Forgetful()
 
-    def act(self, decision):
-        self.forget_round()
-        return super().act(decision)
 
-
-def test_three_thirteen_expert_features_say_what_the_expert_would_do():
-    """They start with the penalty features; the draw flag is expert's draw, the discard
-    preferences rank its discard first (1) and the rest it weighed below, with their score
-    margins (0 for its own), on positions reached by expert and random play."""
+@pytest.mark.parametrize("features_class, heuristic", [(ThreeThirteenExpert, ExpertThreeThirteen),
+                                                        (ThreeThirteenCloser, ClosingThreeThirteen)])
+def test_three_thirteen_advice_features_say_what_their_heuristic_would_do(features_class, heuristic):
+    """They start with the penalty features; the draw flag is the heuristic's draw, the
+    discard preferences rank its discard first (1) and the rest it weighed below, with their
+    score margins (0 for its own), on positions reached by its and random play."""
     env = rummy_env.three_thirteen_v0.env(num_players=4)
     env.reset(seed=9)
     raw = env.unwrapped
     seats = {name: rummy_env.agents.SeatInfo.of(raw, name) for name in raw.possible_agents}
-    features = {name: ThreeThirteenExpert(seats[name]) for name in raw.possible_agents}
+    features = {name: features_class(seats[name]) for name in raw.possible_agents}
     penalties = ThreeThirteenPenalties(seats["player_0"])
-    experts = {name: _ForgetfulExpert() for name in raw.possible_agents}
+    experts = {name: _forgetful(heuristic) for name in raw.possible_agents}
     for name, agent in experts.items():
         agent.start_game(seats[name], 0)
     rng = np.random.default_rng(1)

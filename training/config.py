@@ -22,7 +22,7 @@ import yaml
 
 from rummy_env import GAMES, game_spec
 from rummy_env.env import RummyEnv
-from rummy_env.agents import AGENT_NAMES, make_agent
+from rummy_env.agents import AGENT_NAMES, is_checkpoint_spec, make_agent
 
 from .features import FEATURES
 
@@ -77,7 +77,8 @@ class TrainConfig:
 
     features: str = "none"
     """Extra policy inputs computed from the seat's own observation (training/features.py):
-    'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'contract_plan' or 'contract_expert'."""
+    'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'three_thirteen_closer', 'contract_plan'
+    or 'contract_expert'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
     face_head: bool = False
@@ -139,10 +140,11 @@ class TrainConfig:
     """Stop an update's epochs early once the approximate KL passes this (None: never)."""
 
     imitation_agent: str | None = None
-    """A baseline spec (e.g. 'expert') whose play the policy imitates before PPO starts
-    (None: PPO starts from the initial, near-uniform policy)."""
+    """A baseline (e.g. 'expert') or a 'module:Class' agent spec (e.g.
+    'rummy_env.agents.three_thirteen_closer:ClosingThreeThirteen') whose play the policy
+    imitates before PPO starts (None: PPO starts from the initial, near-uniform policy)."""
     imitation_opponent: str | None = None
-    """A baseline spec for the other seats while imitation_agent is recorded: one seat per
+    """An agent spec as imitation_agent's, for the other seats while it is recorded: one seat per
     game (rotating) plays imitation_agent and only its decisions are recorded, so the
     demonstrations show the positions such opponents lead to (None: imitation_agent in
     every seat, every decision recorded)."""
@@ -260,9 +262,18 @@ class TrainConfig:
         if self.learning_rate <= 0 or self.imitation_learning_rate <= 0 or self.clip_coef <= 0:
             raise ConfigError("learning_rate, imitation_learning_rate and clip_coef must be positive")
         for name in ("imitation_agent", "imitation_opponent"):
-            if getattr(self, name) is not None and getattr(self, name) not in AGENT_NAMES:
-                raise ConfigError(f"{name} must be one of {', '.join(AGENT_NAMES)} or None, "
-                                  f"not {getattr(self, name)!r}")
+            spec = getattr(self, name)
+            if spec is None or spec in AGENT_NAMES:
+                continue
+            problem = "a checkpoint" if isinstance(spec, str) and is_checkpoint_spec(spec) else None
+            if problem is None:
+                try:
+                    make_agent(spec)
+                except ValueError as err:
+                    problem = str(err)
+            if problem is not None:
+                raise ConfigError(f"{name} must be one of {', '.join(AGENT_NAMES)}, a 'module:Class' agent spec "
+                                  f"or None, not {spec!r} ({problem})")
         try:
             self.make_env()
         except ValueError as err:  # e.g. an unknown rules option, named by the env

@@ -27,6 +27,10 @@ choose here, read afresh from this decision, for the network to follow, weigh or
   (only the penalty counts), whether it takes the top discard, and at a draw it weighed,
   how much better taking scores than the stock (/ 10, within -1..1).
 
+``three_thirteen_closer`` (Three-Thirteen only; the same 162 numbers): the same advice, from
+``ClosingThreeThirteen`` (``rummy_env.agents.three_thirteen_closer``), the teacher that
+beats ``expert``: it weighs every legal discard and values a kept hand's chance to go out.
+
 ``contract_plan`` (Contract Rummy and Toonerville Rook; 21 + 5 x faces numbers), from the
 baselines' partial-contract planner (``rummy_env.agents.contract_heuristics``) and the mask:
 
@@ -66,6 +70,8 @@ import numpy as np
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
 from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, PlanReport, Situation, set_bits
+from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
+from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_env.rules import GameRules
 
 from .model import FaceInputs
@@ -182,10 +188,13 @@ class ThreeThirteenExpert(ThreeThirteenPenalties):
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
-        from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
-
-        self.reader = ExpertThreeThirteen()  # reads a decision as expert does; never acts
+        self.reader = self.advisor()  # reads a decision as the advisor does; never acts
         self.reader.start_game(seat, None)
+
+    @staticmethod
+    def advisor() -> ExpertThreeThirteen:
+        """The agent whose advice the set passes."""
+        return ExpertThreeThirteen()
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = super().compute(observation, mask)
@@ -206,6 +215,16 @@ class ThreeThirteenExpert(ThreeThirteenPenalties):
         if advice.take is not None:
             out[at + 3] = max(-10.0, min(10.0, advice.stock - advice.take)) / 10
         return out
+
+
+class ThreeThirteenCloser(ThreeThirteenExpert):
+    """See the module docstring."""
+
+    name = "three_thirteen_closer"
+
+    @staticmethod
+    def advisor() -> ExpertThreeThirteen:
+        return ClosingThreeThirteen()
 
 
 class ContractPlan(Features):
@@ -369,5 +388,6 @@ def face_inputs(env: Any, features: type[Features]) -> FaceInputs:
 
 
 FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ThreeThirteenExpert,
+                                                                    ThreeThirteenCloser,
                                                                     ContractPlan, ContractExpert)}
 
