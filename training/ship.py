@@ -68,9 +68,11 @@ def model_card(name: str, data: dict, reports: dict[str, Report]) -> str:
     config, counters = data["config"], data["counters"]
     imitation = counters.get("imitation")
     hours = _hours(counters)
-    kept = [row for row in data["history"] if row.get("env_steps") == counters["env_steps"]]
+    history = data.get("history", [])  # a warm start (warm_start.pt) has no evaluations yet
+    kept = [row for row in history if row.get("env_steps") == counters["env_steps"]]
     lines = [
-        f"# `{name}.pt`: masked-PPO self-play policy for {data['game']}, {config['num_players']} players",
+        f"# `{name}.pt`: {'masked-PPO self-play' if counters['env_steps'] else 'imitation (no PPO steps)'} policy for "
+        f"{data['game']}, {config['num_players']} players",
         "",
         f"- Observation size {data['observation_size']}, action size {data['action_size']}, rules config "
         f"`{data['rules_config']}`, package version {data['package_version']}, format `{FORMAT}`.",
@@ -94,7 +96,7 @@ def model_card(name: str, data: dict, reports: dict[str, Report]) -> str:
         f"decisions) in {counters['updates']} updates; {hours:.2f} hours in all on 2 CPU cores.",
     ]
     if kept:
-        lines.append(f"- Kept as the best of {len(data['history'])} evaluations during training (against "
+        lines.append(f"- Kept as the best of {len(history)} evaluations during training (against "
                      f"`{config['eval_opponent']}`, {config['eval_games']} games each on the deals of seed "
                      f"{config['eval_seed']}): update {counters['updates']}, win rate {kept[0]['eval_win_rate']:.3f}.")
     if data.get("note"):
