@@ -44,13 +44,7 @@ class _ExactQ(ExpertThreeThirteen):
             counts, _, total = unseen
             if not total:
                 return float(self._hands.pen(hand))
-            expected = 0.0
-            for face, copies in enumerate(counts):
-                if copies:
-                    hand[face] += 1
-                    best, _ = self._hands.removals(hand, [f for f in range(self._N) if hand[f]])
-                    hand[face] -= 1
-                    expected += copies * best
+            expected = sum(copies * self._hands.after_draw(hand, face) for face, copies in enumerate(counts) if copies)
             hit = self._exact_q[key] = expected / total
         return hit
 

@@ -22,14 +22,7 @@ class _NoBonus(ClosingThreeThirteen):
 def _exact_p_out(agent: ClosingThreeThirteen, hand: list[int], unseen) -> float:
     """The share of the unseen cards that, drawn, let ``hand`` go out: every face tried."""
     counts, _, total = unseen
-    outs = 0
-    for face, copies in enumerate(counts):
-        if copies:
-            hand[face] += 1
-            best, _ = agent._hands.removals(hand, [f for f in range(agent._N) if hand[f]])
-            hand[face] -= 1
-            outs += copies * (best == 0)
-    return outs / total
+    return sum(copies for face, copies in enumerate(counts) if copies and agent._hands.after_draw(hand, face) == 0) / total
 
 
 def _decisions(seed: int, *kinds: type[ClosingThreeThirteen]):

@@ -87,12 +87,9 @@ class ClosingThreeThirteen(ExpertThreeThirteen):
                     near.update(suit_base + q for q in range(max(0, rank - 2), min(R, rank + 3)))
             outs = 0
             for face, copies in enumerate(counts):
-                if copies and (hands.is_wild[face] or absorb[face] or face in near):
-                    hand[face] += 1
-                    best, _ = hands.removals(hand, [f for f in range(self._N) if hand[f]])
-                    hand[face] -= 1
-                    if best == 0:
-                        outs += copies
+                if copies and (hands.is_wild[face] or absorb[face] or face in near) \
+                        and hands.after_draw(hand, face) == 0:
+                    outs += copies
             hit = outs / total
         self._p_out_cache[key] = hit
         return hit

@@ -174,6 +174,13 @@ class HandPenalties:
                 best = p
         return best, exact
 
+    def after_draw(self, counts: list[int], face: int) -> int:
+        """The least penalty after drawing ``face`` and then discarding the best card."""
+        counts[face] += 1
+        best, _ = self.removals(counts, [f for f in range(self.N) if counts[f]])
+        counts[face] -= 1
+        return best
+
     def face_value(self, f: int) -> int:
         return self.value[f]
 
