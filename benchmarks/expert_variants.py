@@ -1,8 +1,9 @@
-"""Changes to how Three-Thirteen's ``expert`` decides, beyond its parameters, as agents to
-play against three default ``expert``s with ``expert_knobs.py --agent expert_variants:NAME``.
+"""Changes to how ``expert`` decides, beyond its parameters, as agents to play against three
+default ``expert``s with ``expert_knobs.py --agent expert_variants:NAME``. Each plays the
+games its ``changes`` names with its change and every other game as ``expert``.
 
-Each is ``expert`` with one part of its method replaced (``ExpertThreeThirteen``'s docstring
-describes the method):
+Three-Thirteen: ``expert`` with one part of its method replaced (``ExpertThreeThirteen``'s
+docstring describes the method):
 
 - ``ExactQ``: ``Q``, a kept hand's expected penalty after one more stock draw and the best
   discard, computed exactly by the meld solver over every unseen face, where ``expert``
@@ -21,11 +22,23 @@ describes the method):
 - ``SizeDecay16``, ``SizeDecay30``: the weight falls with the turns per player relative to
   the round's hand size (``potential_decay`` = 1.6 or 3.0 / hand size; ``expert``'s 0.2
   is 1.6 / 8, the mean hand size), since a round of 13 cards lasts longer than one of 3.
+
+Contract Rummy (and its quick variant; ``ExpertContract``'s docstring describes the method):
+
+- ``PointsWhenFar2``, ``PointsWhenFar3``: in a deal where going down is going out (Contract
+  Rummy's last), the hand plays for points (as ``expert`` does when it leads every other
+  total) while it is 2 or 3 cards or more short of going out: a hand that far will rarely
+  go out, and every other seat's going out scores it as it stands.
+- ``LongUrgency``: the urgency that scales a kept penalty point keeps growing with the
+  round's turns, where ``expert`` caps it at 2 (about 60 turns at 4 players): a Contract
+  Rummy deal with 12 cards each leaves 4 in the stock, and many run past 100 turns and
+  end dead, every hand scored as it stands (``round_endings.py``).
 """
 
 from __future__ import annotations
 
 from rummy_env.agents.base import Agent, Decision
+from rummy_env.agents.contract_heuristics import ExpertContract, Situation
 from rummy_env.agents.heuristic import ExpertAgent
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import Advice, ExpertThreeThirteen
@@ -81,21 +94,40 @@ def _size_decay(scale: float) -> type[ExpertThreeThirteen]:
     return _SizeDecay
 
 
-def _playing(heuristic: type[ExpertThreeThirteen], name: str) -> type[Agent]:
-    """The agent (an ``expert`` in every other game) that plays Three-Thirteen with ``heuristic``."""
+def _points_when_far(far: int) -> type[ExpertContract]:
+    class _PointsWhenFar(ExpertContract):
+        def plays_for_points(self, s: Situation) -> bool:
+            return super().plays_for_points(s) or (s.all_cards and self.report(s).deficiency >= far)
+    return _PointsWhenFar
+
+
+class _LongUrgency(ExpertContract):
+    def urgency(self, s: Situation) -> float:
+        capped = super().urgency(s)
+        return max(capped, 0.5 + s.turns / (10.0 * s.n))  # expert's growth with the turns, uncapped
+
+
+def _playing(heuristic: type[Agent], name: str, changes: tuple[str, ...]) -> type[Agent]:
+    """The agent that plays the games ``changes`` names with ``heuristic`` and every other
+    game as ``expert``."""
     def chosen(self, rules: GameRules) -> type[Agent]:
-        base = ExpertAgent.heuristic(self, rules)
-        return heuristic if base is ExpertThreeThirteen else base
-    return type(name, (ExpertAgent,), {"heuristic": chosen})
+        return heuristic if rules.game in changes else ExpertAgent.heuristic(self, rules)
+    return type(name, (ExpertAgent,), {"heuristic": chosen, "changes": changes})
 
 
-ExactQ = _playing(_ExactQ, "ExactQ")
-FreshQ = _playing(_FreshQ, "FreshQ")
-AllDiscards = _playing(_AllDiscards, "AllDiscards")
-Closer = _playing(ClosingThreeThirteen, "Closer")
-Threat1 = _playing(_threat(0.1), "Threat1")
-Threat3 = _playing(_threat(0.3), "Threat3")
-SizeDecay16 = _playing(_size_decay(1.6), "SizeDecay16")
-SizeDecay30 = _playing(_size_decay(3.0), "SizeDecay30")
+THREE_THIRTEEN = ("three_thirteen",)
+ExactQ = _playing(_ExactQ, "ExactQ", THREE_THIRTEEN)
+FreshQ = _playing(_FreshQ, "FreshQ", THREE_THIRTEEN)
+AllDiscards = _playing(_AllDiscards, "AllDiscards", THREE_THIRTEEN)
+Closer = _playing(ClosingThreeThirteen, "Closer", THREE_THIRTEEN)
+Threat1 = _playing(_threat(0.1), "Threat1", THREE_THIRTEEN)
+Threat3 = _playing(_threat(0.3), "Threat3", THREE_THIRTEEN)
+SizeDecay16 = _playing(_size_decay(1.6), "SizeDecay16", THREE_THIRTEEN)
+SizeDecay30 = _playing(_size_decay(3.0), "SizeDecay30", THREE_THIRTEEN)
+CONTRACT_RUMMY = ("contract_rummy", "contract_rummy_quick")
+PointsWhenFar2 = _playing(_points_when_far(2), "PointsWhenFar2", CONTRACT_RUMMY)
+PointsWhenFar3 = _playing(_points_when_far(3), "PointsWhenFar3", CONTRACT_RUMMY)
+LongUrgency = _playing(_LongUrgency, "LongUrgency", CONTRACT_RUMMY)
 
-VARIANTS = (ExactQ, FreshQ, AllDiscards, Closer, Threat1, Threat3, SizeDecay16, SizeDecay30)
+VARIANTS = (ExactQ, FreshQ, AllDiscards, Closer, Threat1, Threat3, SizeDecay16, SizeDecay30,
+            PointsWhenFar2, PointsWhenFar3, LongUrgency)

@@ -1,8 +1,8 @@
 """``benchmarks/expert_knobs.py``: a variant's settings reach the heuristic of the game it
 plays and nothing else; a variant with the default parameters is ``expert`` (parity, no
 score gap); a changed parameter changes the play; each change of method in
-``benchmarks/expert_variants.py`` decides Three-Thirteen otherwise than ``expert`` and the
-other games as it; a bad option, variant or agent is one line on stderr, exit code 2, before any
+``benchmarks/expert_variants.py`` decides the games it names otherwise than ``expert`` and
+the other games as it; a bad option, variant or agent is one line on stderr, exit code 2, before any
 work."""
 
 from __future__ import annotations
@@ -71,13 +71,15 @@ def expert_variants(expert_knobs):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game, games", [("three_thirteen", 2), ("contract_rummy", 1), ("toonerville_rook", 1)])
-def test_each_change_of_method_decides_three_thirteen_otherwise_than_expert_and_other_games_as_it(
-        expert_variants, game: str, games: int) -> None:
+# LongUrgency changes a decision of seat 0 in few Contract Rummy games: seed 5's is one
+@pytest.mark.parametrize("game, seeds", [("three_thirteen", (0, 1)), ("contract_rummy", (0, 5)),
+                                         ("toonerville_rook", (0,))])
+def test_each_change_of_method_decides_the_games_it_changes_otherwise_than_expert_and_the_others_as_it(
+        expert_variants, game: str, seeds: tuple[int, ...]) -> None:
     # four experts play; at seat 0's decisions every variant and a fresh expert decide too
     env = GAMES[game].env(num_players=4)
     differs = [False] * len(expert_variants.VARIANTS)
-    for seed in range(games):
+    for seed in seeds:
         env.reset(seed=seed)
         raw = env.unwrapped
         players = [make_agent("expert") for _ in raw.possible_agents]
@@ -103,7 +105,7 @@ def test_each_change_of_method_decides_three_thirteen_otherwise_than_expert_and_
                 for k, variant in enumerate(variants):
                     differs[k] |= decide(variant) != expected
             env.step(action)
-    assert differs == [game == "three_thirteen"] * len(variants)
+    assert differs == [game in variant.changes for variant in expert_variants.VARIANTS]
 
 
 @pytest.mark.parametrize("argv, message", [
