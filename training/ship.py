@@ -264,7 +264,8 @@ def _play(target: Path, data: dict, opponent: str, args: argparse.Namespace) -> 
     players = data["config"]["num_players"]
     report = evaluate(data["game"], [_spec(target)] + [opponent] * (players - 1), games=args.games, seed=args.seed,
                       env_kwargs=data["rules_config"], workers=args.workers, progress=True)
-    report_path(target, opponent).write_text(json.dumps(report.to_dict(), indent=1))
+    # compact: a report holds every game, and 10,000 games indented would pass 8 MB
+    report_path(target, opponent).write_text(json.dumps(report.to_dict(), separators=(",", ":")))
     return report
 
 
