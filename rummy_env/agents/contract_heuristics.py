@@ -1029,8 +1029,12 @@ class ExpertContract(_ContractAgent):
             cost += 2 * self.USE
         elif rep.near & (1 << face):
             cost += self.USE
-        cost -= self.PEN * urgency * self.deck.values[face]
+        cost -= self.penalty_weight(s) * urgency * self.deck.values[face]
         return cost + self.DANGER * self.danger(s, face)
+
+    def penalty_weight(self, s: Situation) -> float:
+        """Cost of a penalty point kept, at urgency 1, for a hand not yet down."""
+        return self.PEN
 
     def leftover(self, s: Situation, extra: Sequence[int]) -> int:
         """Penalty left in hand after going down with the hand and ``extra`` (the best of

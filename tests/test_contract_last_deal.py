@@ -1,0 +1,60 @@
+"""``LastDealContract``: Contract Rummy's ``expert`` shedding its lowest cards in the last
+deal (rummy_env/agents/contract_last_deal.py)."""
+
+from __future__ import annotations
+
+from rummy_env import contract_rummy_quick_v0
+from rummy_env.actions import ActionKind
+from rummy_env.agents.base import Decision, SeatInfo, play_game
+from rummy_env.agents.contract_heuristics import ExpertContract
+from rummy_env.agents.contract_last_deal import LastDealContract
+
+
+def _compared(seed: int):
+    """A game of the quick variant (its last deal goes down with every card) of four
+    ``LastDealContract`` players, each shadowed by an ``expert`` that sees the same decisions:
+    per decision, whether it is in the last deal, the two choices, and the seat's deck."""
+    env = contract_rummy_quick_v0.env(num_players=4)
+    env.reset(seed=seed)
+    raw = env.unwrapped
+    players = {name: (LastDealContract(), ExpertContract()) for name in raw.possible_agents}
+    for name, pair in players.items():
+        for agent in pair:
+            agent.start_game(SeatInfo.of(env, name), seed)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        decision = Decision(obs["observation"], obs["action_mask"], dict)
+        last_deal = raw.game_state.round == raw.rules.num_rounds - 1
+        teacher, plain = players[name]
+        chosen = teacher.act(decision)
+        yield last_deal, chosen, plain.act(decision), teacher
+        env.step(chosen)
+
+
+def test_plays_complete_games_and_the_same_game_from_the_same_seed():
+    env = contract_rummy_quick_v0.env(num_players=4)
+    runs = [play_game(env, [LastDealContract(), ExpertContract(), LastDealContract(), ExpertContract()], seed=3)
+            for _ in range(2)]
+    assert len(runs[0].round_penalties) == 4
+    assert runs[0] == runs[1] and runs[0].decisions == runs[1].decisions
+
+
+def test_it_plays_as_expert_before_the_last_deal_and_sheds_lower_cards_in_it():
+    """Before the last deal every choice is ``expert``'s. In it, wherever the discards differ,
+    the teacher's card is worth fewer penalty points than ``expert``'s (with the same cost
+    otherwise, a point kept weighs -0.03 for it and 0.06 for ``expert``)."""
+    before = differ = 0
+    for seed in range(4):
+        for last_deal, chosen, plain, teacher in _compared(seed):
+            if not last_deal:
+                assert chosen == plain
+                before += 1
+            elif chosen != plain:
+                layout, values = teacher.layout, teacher.deck.values
+                assert layout.kinds[chosen] == layout.kinds[plain] == ActionKind.DISCARD
+                assert values[layout.args[chosen]] < values[layout.args[plain]]
+                differ += 1
+    assert before > 1000 and differ >= 5
