@@ -24,6 +24,7 @@ import torch
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
+from rummy_env.agents.contract_last_deal import LastDealContract
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_training import config as config_module
@@ -36,8 +37,8 @@ from rummy_training import ppo as ppo_module
 from rummy_training.cli import resume_config
 from rummy_training.ppo import Trainer
 from rummy_training.stopping import Stopped
-from rummy_training.features import (ContractExpert, ContractPlan, ThreeThirteenCloser, ThreeThirteenExpert,
-                                     ThreeThirteenPenalties)
+from rummy_training.features import (ContractExpert, ContractLastDeal, ContractPlan, ThreeThirteenCloser,
+                                     ThreeThirteenExpert, ThreeThirteenPenalties)
 from rummy_training.imitation import imitate, play_demonstrations
 from rummy_training.rollout import Collector, seat_gae
 from rummy_training.workers import shares
@@ -769,6 +770,34 @@ def test_contract_expert_features_say_what_the_expert_would_do(game: str):
     assert counted["buys"] > 0 or not raw.rules.contract_play.buying
 
 
+class _LastDealWithoutMemory(LastDealContract):
+    remember = ExpertContract.read_afresh
+
+
+def test_contract_last_deal_features_pass_the_teachers_discards_where_they_differ_from_experts():
+    """The same numbers as contract_expert, from LastDealContract's reading: its discard ranks
+    first at every discard; in the last deal, where it sheds another card than expert would,
+    so do the features (the quick variant reaches its last deal within a test's time)."""
+    from rummy_env.actions import ActionKind
+
+    raw, seat, decisions = _contract_game("contract_rummy_quick", 4, _LastDealWithoutMemory, explore=0.1,
+                                          limit=20000)
+    teacher, expert, plan = ContractLastDeal(seat), ContractExpert(seat), ContractPlan(seat)
+    assert teacher.size == expert.size
+    F = raw.layout.card_set.num_faces
+    kinds = np.array(raw.layout.kinds)
+    discards = differ = 0
+    for observation, mask, choice in decisions:
+        if kinds[choice] != ActionKind.DISCARD:
+            continue
+        at = len(observation) + plan.size + ContractExpert.expert_scalars  # the discard preferences
+        given, plain = teacher(observation, mask)[at:at + F], expert(observation, mask)[at:at + F]
+        assert given[raw.layout.args[choice]] == 1
+        discards += 1
+        differ += int(np.argmax(given) != np.argmax(plain))
+    assert discards > 100 and differ > 0
+
+
 def test_features_of_another_game_are_refused():
     with pytest.raises(ConfigError, match="'three_thirteen_penalties' are for games without contracts, not contract_rummy"):
         config_from_dict({"game": "contract_rummy", "features": "three_thirteen_penalties"})
@@ -780,7 +809,7 @@ def test_features_of_another_game_are_refused():
         config_from_dict({"game": "contract_rummy", "features": "three_thirteen_expert"})
     with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, "
                                           "three_thirteen_expert, three_thirteen_closer, contract_plan, contract_expert, "
-                                          "not 'magic'"):
+                                          "contract_last_deal, not 'magic'"):
         config_from_dict({"features": "magic"})
 
 

@@ -77,8 +77,8 @@ class TrainConfig:
 
     features: str = "none"
     """Extra policy inputs computed from the seat's own observation (training/features.py):
-    'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'three_thirteen_closer', 'contract_plan'
-    or 'contract_expert'."""
+    'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'three_thirteen_closer', 'contract_plan',
+    'contract_expert' or 'contract_last_deal'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
     face_head: bool = False

@@ -59,6 +59,10 @@ it is now), for the network to follow, weigh or overrule:
 - per face: its preference among the discards the mask allows (1 for its discard, 1/2 for
   the next, and so on; 0 elsewhere), how much discarding the card helps the next player
   (its danger, / 2), and once down, its hope of reaching the table (/ 2), for held faces.
+
+``contract_last_deal`` (the same games; the same numbers): the same advice, from
+``LastDealContract`` (``rummy_env.agents.contract_last_deal``), the teacher that beats
+``expert`` in Contract Rummy: it sheds its lowest cards in the last deal.
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ import numpy as np
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
 from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, PlanReport, Situation, set_bits
+from rummy_env.agents.contract_last_deal import LastDealContract
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_env.rules import GameRules
@@ -358,6 +363,13 @@ class ContractExpert(ContractPlan):
         return out
 
 
+class ContractLastDeal(ContractExpert):
+    """See the module docstring."""
+
+    name = "contract_last_deal"
+    reader_class = LastDealContract
+
+
 # the observation's parts about each face (one block of faces each; of the discard pile's
 # order, the top card only): the face head's channels before the features'
 FACE_PARTS = ("hand", "discard_top", "discard_order", "discard_pile", "known_held", "table", "taken_face",
@@ -389,5 +401,5 @@ def face_inputs(env: Any, features: type[Features]) -> FaceInputs:
 
 FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ThreeThirteenExpert,
                                                                     ThreeThirteenCloser,
-                                                                    ContractPlan, ContractExpert)}
+                                                                    ContractPlan, ContractExpert, ContractLastDeal)}
 
