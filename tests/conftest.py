@@ -4,7 +4,15 @@ them, so that ``python -m pytest -n 2`` stays fast; CI then runs ``-m slow``."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
 import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -18,3 +26,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+@pytest.fixture(scope="session")
+def benchmark() -> Callable[[str], ModuleType]:
+    """Imports a script of ``benchmarks/`` by name (they are scripts, not a package)."""
+    def load(name: str) -> ModuleType:
+        if name not in sys.modules:
+            spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # its dataclasses look themselves up there
+            spec.loader.exec_module(module)
+        return sys.modules[name]
+    return load

@@ -18,13 +18,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.fixture(scope="module")
-def one_deal():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import one_deal
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return one_deal
+def one_deal(benchmark):
+    return benchmark("one_deal")
 
 
 @pytest.mark.parametrize("game, deal", [("contract_rummy", 7), ("contract_rummy", 1), ("three_thirteen", 11)])

@@ -18,13 +18,8 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 @pytest.fixture(scope="module")
-def round_endings():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import round_endings
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return round_endings
+def round_endings(benchmark):
+    return benchmark("round_endings")
 
 
 @pytest.mark.parametrize("game", ["contract_rummy", "three_thirteen"])
