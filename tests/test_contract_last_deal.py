@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rummy_env import contract_rummy_quick_v0
 from rummy_env.actions import ActionKind
-from rummy_env.agents.base import Decision, SeatInfo, play_game
+from rummy_env.agents.base import Episode, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
 from rummy_env.agents.contract_last_deal import LastDealContract
 
@@ -15,23 +15,20 @@ def _compared(seed: int):
     ``LastDealContract`` players, each shadowed by an ``expert`` that sees the same decisions:
     per decision, whether it is in the last deal, the two choices, and the seat's deck."""
     env = contract_rummy_quick_v0.env(num_players=4)
-    env.reset(seed=seed)
-    raw = env.unwrapped
-    players = {name: (LastDealContract(), ExpertContract()) for name in raw.possible_agents}
-    for name, pair in players.items():
+    episode = Episode(env)
+    episode.reset(seed)
+    players = [(LastDealContract(), ExpertContract()) for _ in episode.names]
+    for info, pair in zip(episode.seat_infos, players):
         for agent in pair:
-            agent.start_game(SeatInfo.of(env, name), seed)
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        decision = Decision(obs["observation"], obs["action_mask"], dict)
+            agent.start_game(info, seed)
+    raw = env.unwrapped
+    while not episode.over:
+        decision = episode.decision()
         last_deal = raw.game_state.round == raw.rules.num_rounds - 1
-        teacher, plain = players[name]
+        teacher, plain = players[episode.seat]
         chosen = teacher.act(decision)
         yield last_deal, chosen, plain.act(decision), teacher
-        env.step(chosen)
+        episode.step(chosen)
 
 
 def test_plays_complete_games_and_the_same_game_from_the_same_seed():
