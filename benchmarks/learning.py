@@ -62,7 +62,7 @@ FAIR_FEATURES: tuple[str, ...] = ("none", "three_thirteen_penalties", "contract_
 """Feature sets computed from the seat's own observation alone: any agent could compute them."""
 ADVICE_FEATURES: tuple[str, ...] = ("three_thirteen_expert", "three_thirteen_closer", "contract_expert",
                                      "contract_last_deal")
-"""Feature sets that pass a heuristic's advice (``expert``'s, or its ``closer`` variant's): not from scratch."""
+"""Feature sets that pass a heuristic's advice (``expert``'s, or its variants ``closer``'s and ``last_deal``'s): not from scratch."""
 OWNED_FIELDS = {"game": "the GAME argument", "seed": "--seed", "total_steps": "--steps", "keep_every": "--points",
                 "run_dir": "--run-dir", "run_name": "the benchmark (<game>-s<seed>)",
                 "resume": "the benchmark (it resumes the run folder's last.pt)"}

@@ -1,7 +1,7 @@
 """``LastDealContract``: Contract Rummy's ``expert`` keeping its high cards in the last deal.
 
-Not a baseline: the teacher that the Contract Rummy policy imitates (``docs/training.md``,
-trial C3), since it beats ``expert`` playing against three of them. It is
+Not a baseline: a teacher (``docs/training.md``, trial C3), since it beats ``expert`` playing
+against three of them. It is
 ``ExpertContract`` (whose module docstring gives the method) with one part changed:
 
 - **In the last deal, a discard's penalty counts the other way.** ``expert`` weighs a
