@@ -13,7 +13,8 @@ from rummy_env.agents.contract_last_deal import LastDealContract
 def _compared(seed: int):
     """A game of the quick variant (its last deal goes down with every card) of four
     ``LastDealContract`` players, each shadowed by an ``expert`` that sees the same decisions:
-    per decision, whether it is in the last deal, the two choices, and the seat's deck."""
+    per decision, whether it is in the last deal, the two choices, and the teacher (whose
+    layout and deck read the choices)."""
     env = contract_rummy_quick_v0.env(num_players=4)
     episode = Episode(env)
     episode.reset(seed)
