@@ -25,8 +25,7 @@ from dataclasses import dataclass, replace
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
 
 from rummy_env import GAMES  # noqa: E402
-from rummy_env.agents import make_agent  # noqa: E402
-from rummy_env.agents.base import Episode  # noqa: E402
+from rummy_env.agents import make_agent, play_game  # noqa: E402
 from rummy_env.cli import OneLineParser, integer_at_least  # noqa: E402
 from rummy_env.env import RummyEnv  # noqa: E402
 from rummy_env.evaluate import Interval, block_seed  # noqa: E402
@@ -60,17 +59,10 @@ class DealResult:
 def play_deal(game: str, deal: int, agent: str, against: str, seed: int) -> list[DealResult]:
     """The deal of ``seed`` played once with ``agent`` in each seat."""
     env = one_deal_env(game, deal)
-    episode = Episode(env)
     results = []
     for seat in range(env.rules.num_players):
-        specs = [agent if s == seat else against for s in range(env.rules.num_players)]
-        agents = [make_agent(spec) for spec in specs]
-        episode.reset(seed)
-        for s, player in enumerate(agents):
-            player.start_game(episode.seat_infos[s], seed * 1_000_003 + s)
-        while not episode.over:
-            episode.step(agents[episode.seat].act(episode.decision()))
-        results.append(DealResult(seat, list(env.game_state.round_penalties[-1])))
+        agents = [make_agent(agent if s == seat else against) for s in range(env.rules.num_players)]
+        results.append(DealResult(seat, list(play_game(env, agents, seed).round_penalties[-1])))
     return results
 
 
