@@ -61,8 +61,9 @@ CONFIGS = REPO / "configs" / "learning"
 FAIR_FEATURES: tuple[str, ...] = ("none", "three_thirteen_penalties", "contract_plan")
 """Feature sets computed from the seat's own observation alone: any agent could compute them."""
 ADVICE_FEATURES: tuple[str, ...] = ("three_thirteen_expert", "three_thirteen_closer", "contract_expert",
-                                     "contract_last_deal")
-"""Feature sets that pass a heuristic's advice (``expert``'s, or its variants ``closer``'s and ``last_deal``'s): not from scratch."""
+                                     "contract_last_deal", "contract_last_deal_odds")
+"""Feature sets that pass a heuristic's advice (``expert``'s, or its variants ``closer``'s, ``last_deal``'s and
+``last_deal_odds``'s): not from scratch."""
 OWNED_FIELDS = {"game": "the GAME argument", "seed": "--seed", "total_steps": "--steps", "keep_every": "--points",
                 "run_dir": "--run-dir", "run_name": "the benchmark (<game>-s<seed>)",
                 "resume": "the benchmark (it resumes the run folder's last.pt)"}

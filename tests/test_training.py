@@ -24,7 +24,7 @@ import torch
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
 from rummy_env.agents.contract_heuristics import ExpertContract
-from rummy_env.agents.contract_last_deal import LastDealContract
+from rummy_env.agents.contract_last_deal import LastDealContract, LastDealOddsContract
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_training import config as config_module
@@ -37,8 +37,8 @@ from rummy_training import ppo as ppo_module
 from rummy_training.cli import resume_config
 from rummy_training.ppo import Trainer
 from rummy_training.stopping import Stopped
-from rummy_training.features import (ContractExpert, ContractLastDeal, ContractPlan, ThreeThirteenCloser,
-                                     ThreeThirteenExpert, ThreeThirteenPenalties)
+from rummy_training.features import (ContractExpert, ContractLastDeal, ContractLastDealOdds, ContractPlan,
+                                     ThreeThirteenCloser, ThreeThirteenExpert, ThreeThirteenPenalties)
 from rummy_training.imitation import imitate, play_demonstrations
 from rummy_training.rollout import Collector, seat_gae
 from rummy_training.workers import shares
@@ -770,19 +770,19 @@ def test_contract_expert_features_say_what_the_expert_would_do(game: str):
     assert counted["buys"] > 0 or not raw.rules.contract_play.buying
 
 
-class _LastDealWithoutMemory(LastDealContract):
-    remember = ExpertContract.read_afresh
-
-
-def test_contract_last_deal_features_pass_the_teachers_discards_where_they_differ_from_experts():
-    """The same numbers as contract_expert, from LastDealContract's reading: its discard ranks
-    first at every discard; in the last deal, where it sheds another card than expert would,
-    so do the features (the quick variant reaches its last deal within a test's time)."""
+@pytest.mark.parametrize("teacher_class, features_class", [(LastDealContract, ContractLastDeal),
+                                                            (LastDealOddsContract, ContractLastDealOdds)])
+def test_last_deal_teachers_features_pass_their_discards_where_they_differ_from_experts(teacher_class,
+                                                                                       features_class):
+    """The same numbers as contract_expert, from the teacher's reading (LastDealContract's, or
+    LastDealOddsContract's): its discard ranks first at every discard; in the last deal, where
+    it sheds another card than expert would, so do the features (the quick variant reaches its
+    last deal within a test's time)."""
     from rummy_env.actions import ActionKind
 
-    raw, seat, decisions = _contract_game("contract_rummy_quick", 4, _LastDealWithoutMemory, explore=0.1,
-                                          limit=20000)
-    teacher, expert, plan = ContractLastDeal(seat), ContractExpert(seat), ContractPlan(seat)
+    without_memory = type("WithoutMemory", (teacher_class,), {"remember": ExpertContract.read_afresh})
+    raw, seat, decisions = _contract_game("contract_rummy_quick", 4, without_memory, explore=0.1, limit=20000)
+    teacher, expert, plan = features_class(seat), ContractExpert(seat), ContractPlan(seat)
     assert teacher.size == expert.size
     F = raw.layout.card_set.num_faces
     kinds = np.array(raw.layout.kinds)
@@ -809,7 +809,7 @@ def test_features_of_another_game_are_refused():
         config_from_dict({"game": "contract_rummy", "features": "three_thirteen_expert"})
     with pytest.raises(ConfigError, match="features must be one of none, three_thirteen_penalties, "
                                           "three_thirteen_expert, three_thirteen_closer, contract_plan, contract_expert, "
-                                          "contract_last_deal, not 'magic'"):
+                                          "contract_last_deal, contract_last_deal_odds, not 'magic'"):
         config_from_dict({"features": "magic"})
 
 

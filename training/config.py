@@ -78,7 +78,7 @@ class TrainConfig:
     features: str = "none"
     """Extra policy inputs computed from the seat's own observation (training/features.py):
     'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'three_thirteen_closer', 'contract_plan',
-    'contract_expert' or 'contract_last_deal'."""
+    'contract_expert', 'contract_last_deal' or 'contract_last_deal_odds'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
     face_head: bool = False

@@ -63,6 +63,9 @@ it is now), for the network to follow, weigh or overrule:
 ``contract_last_deal`` (the same games; the same numbers): the same advice, from
 ``LastDealContract`` (``rummy_env.agents.contract_last_deal``), the teacher that beats
 ``expert`` in Contract Rummy: it sheds its lowest cards in the last deal.
+
+``contract_last_deal_odds`` (the same games; the same numbers): from ``LastDealOddsContract``,
+``last_deal`` playing for points in the last deal where an out is unlikely or would not win.
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ import numpy as np
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
 from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, PlanReport, Situation, set_bits
-from rummy_env.agents.contract_last_deal import LastDealContract
+from rummy_env.agents.contract_last_deal import LastDealContract, LastDealOddsContract
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 from rummy_env.rules import GameRules
@@ -370,6 +373,13 @@ class ContractLastDeal(ContractExpert):
     reader_class = LastDealContract
 
 
+class ContractLastDealOdds(ContractExpert):
+    """See the module docstring."""
+
+    name = "contract_last_deal_odds"
+    reader_class = LastDealOddsContract
+
+
 # the observation's parts about each face (one block of faces each; of the discard pile's
 # order, the top card only): the face head's channels before the features'
 FACE_PARTS = ("hand", "discard_top", "discard_order", "discard_pile", "known_held", "table", "taken_face",
@@ -401,5 +411,6 @@ def face_inputs(env: Any, features: type[Features]) -> FaceInputs:
 
 FEATURES: dict[str, type[Features]] = {cls.name: cls for cls in (Features, ThreeThirteenPenalties, ThreeThirteenExpert,
                                                                     ThreeThirteenCloser,
-                                                                    ContractPlan, ContractExpert, ContractLastDeal)}
+                                                                    ContractPlan, ContractExpert, ContractLastDeal,
+                                                                    ContractLastDealOdds)}
 
