@@ -12,26 +12,25 @@ from rummy_env.agents.contract_heuristics import ExpertContract
 from rummy_env.agents.contract_last_deal import LastDealContract, LastDealOddsContract
 
 
-def _compared(seed: int):
-    """A game of the quick variant (its last deal goes down with every card) of four
-    ``LastDealContract`` players, each shadowed by an ``expert`` that sees the same decisions:
-    per decision, whether it is in the last deal, the two choices, and the teacher (whose
-    layout and deck read the choices)."""
-    env = contract_rummy_quick_v0.env(num_players=4)
+def _shadowed(game, seed: int, classes: tuple[type[ExpertContract], ...]):
+    """A game of four players of ``classes[0]`` (the teacher), each shadowed by one of each of
+    the other ``classes``, which see the same decisions: per decision, whether it is in the
+    last deal, the choices in the order of ``classes``, the teacher (whose layout and deck read
+    the choices) and its decision."""
+    env = game.env(num_players=4)
     episode = Episode(env)
     episode.reset(seed)
-    players = [(LastDealContract(), ExpertContract()) for _ in episode.names]
-    for info, pair in zip(episode.seat_infos, players):
-        for agent in pair:
+    players = [[kind() for kind in classes] for _ in episode.names]
+    for info, group in zip(episode.seat_infos, players):
+        for agent in group:
             agent.start_game(info, seed)
     raw = env.unwrapped
     while not episode.over:
         decision = episode.decision()
-        last_deal = raw.game_state.round == raw.rules.num_rounds - 1
-        teacher, plain = players[episode.seat]
-        chosen = teacher.act(decision)
-        yield last_deal, chosen, plain.act(decision), teacher
-        episode.step(chosen)
+        group = players[episode.seat]
+        choices = [agent.act(decision) for agent in group]
+        yield raw.game_state.round == raw.rules.num_rounds - 1, choices, group[0], decision
+        episode.step(choices[0])
 
 
 def test_plays_complete_games_and_the_same_game_from_the_same_seed():
@@ -48,7 +47,9 @@ def test_it_plays_as_expert_before_the_last_deal_and_sheds_lower_cards_in_it():
     otherwise, a point kept weighs -0.03 for it and 0.06 for ``expert``)."""
     before = differ = 0
     for seed in range(4):
-        for last_deal, chosen, plain, teacher in _compared(seed):
+        # the quick variant: its last deal, too, goes down with every card
+        for last_deal, (chosen, plain), teacher, _ in _shadowed(contract_rummy_quick_v0, seed,
+                                                                (LastDealContract, ExpertContract)):
             if not last_deal:
                 assert chosen == plain
                 before += 1
@@ -67,29 +68,6 @@ class _PointsNow(ExpertContract):
         return True
 
 
-def _shadowed(game, seed: int):
-    """A game of four ``LastDealOddsContract`` players, each shadowed by ``expert``,
-    ``last_deal`` and ``expert`` always playing for points, which see the same decisions: per
-    decision of the last deal, the teacher's situation and the four choices."""
-    env = game.env(num_players=4)
-    episode = Episode(env)
-    episode.reset(seed)
-    players = [(LastDealOddsContract(), ExpertContract(), LastDealContract(), _PointsNow()) for _ in episode.names]
-    for info, group in zip(episode.seat_infos, players):
-        for agent in group:
-            agent.start_game(info, seed)
-    raw = env.unwrapped
-    while not episode.over:
-        decision = episode.decision()
-        teacher = players[episode.seat][0]
-        choices = [agent.act(decision) for agent in players[episode.seat]]
-        if raw.game_state.round == raw.rules.num_rounds - 1:
-            yield teacher.situation(decision), choices, teacher
-        else:
-            assert len(set(choices[:3])) == 1  # before the last deal all but _PointsNow play as expert
-        episode.step(choices[0])
-
-
 @pytest.mark.slow  # 14 s: the late case comes up in about one game in two
 def test_odds_plays_as_expert_far_behind_for_points_late_and_far_and_as_last_deal_otherwise():
     """In the last deal: entering it 100 points or more behind the best total, its choices
@@ -98,7 +76,13 @@ def test_odds_plays_as_expert_far_behind_for_points_late_and_far_and_as_last_dea
     choices it tells apart differ."""
     told_apart = {"behind": 0, "late": 0, "otherwise": 0}
     for seed in range(6):
-        for s, (chosen, plain, last_deal, points), teacher in _shadowed(contract_rummy_v0, seed):
+        for in_last_deal, choices, teacher, decision in _shadowed(
+                contract_rummy_v0, seed, (LastDealOddsContract, ExpertContract, LastDealContract, _PointsNow)):
+            chosen, plain, last_deal, points = choices
+            if not in_last_deal:
+                assert chosen == plain == last_deal  # before the last deal, all but _PointsNow play as expert
+                continue
+            s = teacher.situation(decision)
             late_and_far = s.turns >= teacher.LATE_TURNS and teacher.report(s).deficiency >= teacher.FAR
             if late_and_far:
                 case, expected, other = "late", points, last_deal
