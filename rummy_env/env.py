@@ -97,7 +97,7 @@ class RummyEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
         self.game_state: GameState | None = None
         self.game_seed: int | None = None
-        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._obs_cache: dict[str, tuple[np.ndarray, ActionMask]] = {}
         self._recent: deque[tuple[int, int]] = deque(maxlen=RECENT_ACTIONS)
         self._seeds: np.random.Generator | None = None
         """The env's own stream of game seeds: seeded by ``reset(seed=s)``, drawn from by
@@ -157,6 +157,10 @@ class RummyEnv(AECEnv):
         return [scores[a] for a in self.possible_agents]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation and action mask, as new arrays of the caller's own: what
+        the caller keeps or changes in place never reaches a later ``observe``. Both are
+        computed once per state and agent; each call copies them (about a microsecond,
+        ``benchmarks/README.md``)."""
         cached = self._obs_cache.get(agent)
         if cached is None:
             state, seat = self._require_state(), self._seat[agent]
@@ -165,9 +169,11 @@ class RummyEnv(AECEnv):
                 for action in self.engine.legal_actions(state):
                     flags[action] = 1
             mask = np.frombuffer(flags, dtype=np.int8).view(ActionMask)
-            cached = {"observation": self.observer.encode(state, seat), "action_mask": mask}
-            self._obs_cache[agent] = cached
-        return cached
+            observation = self.observer.encode(state, seat)
+            mask.flags.writeable = observation.flags.writeable = False  # the cache's own: only copies leave
+            cached = self._obs_cache[agent] = (observation, mask)
+        observation, mask = cached
+        return {"observation": observation.copy(), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
         state = self._require_state()

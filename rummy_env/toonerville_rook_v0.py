@@ -137,6 +137,8 @@ penalty card of a purchase is in no other part.
 | turns          | 1             | turns this round / max_turns_per_round                   |
 
 The offsets are in `env.unwrapped.observer.offsets`.
+Every `observe(agent)` (and `last()`) returns new arrays, the caller's own: keeping them,
+or changing them in place, never affects a later observation.
 
 ## Rewards
 

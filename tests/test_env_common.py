@@ -18,6 +18,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import rummy_env
 from rummy_env import ActionMask, GameSpec, IllegalActionError
+from rummy_env.recording import RecordingWrapper, replay_steps
 from rummy_env.state import Phase
 
 
@@ -282,3 +283,44 @@ def test_action_mask_nonzero_is_numpys_on_any_content(game):
         for a, b in zip(np.nonzero(ours), np.nonzero(theirs)):
             assert np.array_equal(a, b)
         assert np.array_equal(np.flatnonzero(ours), np.flatnonzero(theirs))
+
+
+def _no_shared_memory(first: dict[str, np.ndarray], second: dict[str, np.ndarray]) -> bool:
+    return first is not second and not any(np.shares_memory(a, b) for a in first.values() for b in second.values())
+
+
+@pytest.mark.parametrize("through", ["env", "recording"])
+@pytest.mark.parametrize("game", GAMES)
+def test_observations_are_the_callers_to_keep_and_to_change(game, through):
+    """Every ``observe`` and ``last`` returns arrays of the caller's own (a replay buffer keeps
+    them, a user normalises them in place): no two calls share memory, a kept observation
+    stays as it was returned while the game goes on, and one changed in place changes nothing
+    that the env returns later. Also through the recording wrapper, and in a recorded game
+    replayed."""
+    module, n = smallest(game)
+    env = module.env(num_players=n, max_turns_per_round=6)
+    if through == "recording":
+        env = RecordingWrapper(env)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    kept: list[tuple[dict[str, np.ndarray], dict[str, np.ndarray]]] = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        again = env.observe(agent)
+        neighbour = env.observe(env.possible_agents[(env.possible_agents.index(agent) + 1) % n])
+        assert _no_shared_memory(obs, again) and _no_shared_memory(obs, neighbour)
+        assert all(np.array_equal(obs[k], again[k]) for k in obs)
+        kept.append((obs, {k: v.copy() for k, v in obs.items()}))
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(again["action_mask"])))
+        for array in again.values():
+            array[...] = 7  # a caller's own use of its copy
+        after = env.observe(agent)
+        assert all(np.array_equal(after[k], obs[k]) for k in obs), "a caller's change reached the env"
+        env.step(action)
+    assert len(kept) > 50
+    for returned, as_returned in kept:
+        assert all(np.array_equal(returned[k], as_returned[k]) for k in returned)
+    if through == "recording":
+        (record,) = env.records
+        seen = [env.observe(env.agent_selection) for _, env in replay_steps(record)]
+        assert all(_no_shared_memory(a, b) for a, b in zip(seen, seen[1:]))

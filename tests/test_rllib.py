@@ -45,6 +45,24 @@ def _play(env: RummyMultiAgentEnv, seed: int) -> MultiAgentEpisode:
     return episode
 
 
+def test_observations_are_the_callers_to_keep_and_to_change():
+    """No two calls' observations share memory, and one changed in place changes nothing later."""
+    env = RummyMultiAgentEnv({"game": "three_thirteen", "num_players": 3})
+    obs, _ = env.reset(seed=3)
+    returned, kept = [obs], [{a: {k: v.copy() for k, v in seen.items()} for a, seen in obs.items()}]
+    for _ in range(20):
+        (agent, seen), = obs.items()
+        action = int(np.flatnonzero(seen["action_mask"])[0])
+        for array in seen.values():
+            array[...] = 0  # the caller's own use of its copy, after reading it
+        obs, *_ = env.step({agent: action})
+        returned.append(obs)
+        kept.append({a: {k: v.copy() for k, v in seen.items()} for a, seen in obs.items()})
+    assert all(np.flatnonzero(seen["action_mask"]).size for obs in kept for seen in obs.values())
+    arrays = [array for obs in returned for seen in obs.values() for array in seen.values()]
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1:])
+
+
 def test_rllibs_episode_gives_every_seat_its_whole_return():
     """Rounds end on one seat's step and pay every seat: RLlib credits each seat's reward to
     its last action, so each seat's return is the game's (relative mode)."""

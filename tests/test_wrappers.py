@@ -42,6 +42,37 @@ def test_gymnasiums_env_checker_passes(game: str):
     check_env(SingleAgentEnv(game, opponents="greedy"), skip_render_check=True)
 
 
+def _arrays(obs: np.ndarray, info: dict) -> list[np.ndarray]:
+    return [obs, info["action_mask"]]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_observations_and_masks_are_the_callers_to_keep_and_to_change(game: str):
+    """What ``reset``, ``step`` (an illegal action's too) and ``action_masks`` return shares no
+    memory with what any other call returns, and changing it in place changes nothing later
+    (Gymnasium 1.4's checker asks the first; every Gymnasium version's users need both)."""
+    env = SingleAgentEnv(game, opponents="greedy", learner_seat=1)
+    obs, info = env.reset(seed=5)
+    returned = [_arrays(obs, info), [env.action_masks()]]
+    kept = [a.copy() for a in returned[0]]
+    for step in range(6):
+        legal = np.flatnonzero(env.action_masks())
+        obs, _, done, _, info = env.step(int(legal[step % len(legal)]))
+        returned.append(_arrays(obs, info))
+        if step == 0:
+            for array in returned[-1]:
+                array[...] = 1  # a caller's own use of its copy
+        assert not done
+    assert all(np.array_equal(a, b) for a, b in zip(returned[0], kept))
+    before = returned[-1][0].copy()
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, done, _, info = env.step(illegal)  # ends the episode on the same state
+    assert done and reward == -1.0 and np.array_equal(obs, before) and not info["action_mask"].any()
+    returned.append(_arrays(obs, info))
+    flat = [array for arrays in returned for array in arrays]
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(flat) for b in flat[i + 1:])
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_every_reward_of_the_seat_reaches_the_learner(game: str):
     """The episode's rewards add up to the seat's return of the whole game, though most
