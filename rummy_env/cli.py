@@ -5,10 +5,12 @@ never a traceback. ``--help`` still prints the full usage."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Callable, NoReturn
+from typing import Callable, Iterable, NoReturn
 
 USAGE_ERROR = 2
 
@@ -33,12 +35,54 @@ def integer_at_least(least: int) -> Callable[[str], int]:
     return parse
 
 
+def closest_options(typed: str, options: Iterable[str]) -> list[str]:
+    """The options a mistyped ``typed`` most likely meant, best first (at most three): those
+    it begins (``--learning-rat``), those whose words it abbreviates by their initials
+    (``--lr``: ``--learning-rate``), else the nearest by spelling (``--sede``: ``--seed``)."""
+    def words(option: str) -> list[str]:
+        return option.lstrip("-").lower().replace("_", "-").split("-")
+
+    typed_words = words(typed.split("=", 1)[0])
+    key = "-".join(typed_words)
+    options = sorted(set(options), key=len)
+    for test in (lambda o: "-".join(words(o)).startswith(key),
+                 lambda o: "".join(w[:1] for w in words(o)) == key,
+                 lambda o: len(typed_words) > 1 and all(a.startswith(b) for a, b in zip(words(o), typed_words))
+                 and len(words(o)) == len(typed_words)):
+        hits = [o for o in options if test(o)]
+        if hits:
+            return hits[:3]
+    spelled = {"-".join(words(o)): o for o in options}
+    return [spelled[o] for o in difflib.get_close_matches(key, list(spelled), n=3, cutoff=0.6)]
+
+
+def unknown_option(typed: str, options: Iterable[str]) -> str:
+    """``unknown option --lr; did you mean --learning-rate?`` (no guess when none is close)."""
+    guesses = closest_options(typed, options)
+    return f"unknown option {typed}" + (f"; did you mean {' or '.join(guesses)}?" if guesses else "")
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose errors (a bad option, a missing or bad value) are one line
-    naming the problem and the way to ``--help``, instead of the usage block and a line."""
+    naming the problem and the way to ``--help``, instead of the usage block and a line; an
+    unknown option is answered with the closest known ones."""
 
     def error(self, message: str) -> NoReturn:
+        unknown = re.match(r"unrecognized arguments: (.*)", message)
+        if unknown:
+            options = [o for action in self._actions for o in action.option_strings if o.startswith("--")]
+            typed = [arg for arg in unknown.group(1).split() if arg.startswith("-") and not _is_number(arg)]
+            if typed:
+                message = "; ".join(unknown_option(arg.split("=", 1)[0], options) for arg in typed)
         fail(self.prog, f"{message} (see {self.prog} --help)")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def check_writable(prog: str, option: str, path: str | os.PathLike) -> None:

@@ -371,7 +371,8 @@ TRAINER = pytest.mark.skipif(importlib.util.find_spec("rummy_training") is None,
 
 
 @pytest.mark.parametrize("args, message", [
-    ([*FOUR, "--bogus"], "unrecognized arguments: --bogus (see rummy-eval --help)"),
+    ([*FOUR, "--bogus"], "unknown option --bogus (see rummy-eval --help)"),
+    ([*FOUR, "--wrokers", "2"], "unknown option --wrokers; did you mean --workers?"),
     (["--game", "gin", *FOUR[1:]], "argument --game: invalid choice: 'gin'"),
     ([*FOUR, "--games", "many"], "argument --games: invalid int value: 'many'"),
     ([*FOUR, "--games", "0"], "games must be a positive integer, not 0"),

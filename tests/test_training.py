@@ -220,18 +220,23 @@ def test_each_game_has_a_default_config_that_loads(game):
 
 def test_the_command_line_overrides_the_config_file():
     config = parse_args(["--config", str(REPO / "configs" / "three_thirteen.yaml"), "--total-steps", "1000",
-                         "--hidden-sizes", "64", "64", "--greedy-play", "1.5", "--rules", "max_turns_per_round", "50"])
+                         "--hidden-sizes", "64", "64", "--greedy-play", "1.5", "--rules", "max_turns_per_round", "50"]).config
     assert (config.total_steps, config.hidden_sizes, config.greedy_play) == (1000, (64, 64), 1.5)
     assert config.env_kwargs()["max_turns_per_round"] == 50 and config.game == "three_thirteen"
 
 
 @pytest.mark.parametrize("data, words", [
-    ({"learning_rat": 0.1}, ["unknown field(s) learning_rat"]),
     ({"game": "poker"}, ["game must be one of", "'poker'"]),
     ({"num_envs": 0}, ["num_envs must be a positive integer"]),
     ({"num_envs": 2, "num_workers": 3}, ["num_envs (2) must be at least num_workers (3)"]),
     ({"gamma": 1.5}, ["gamma must lie in [0, 1]"]),
-    ({"self_play": 0, "past_play": 0, "greedy_play": 0}, ["positive sum"]),
+    ({"self_play": 0, "past_play": 0, "greedy_play": 0}, ["are all 0", "at least one seat weight must be positive"]),
+    ({"greedy_play": -0.5}, ["greedy_play must be at least 0, not -0.5"]),
+    ({"learning_rate": -1}, ["learning_rate must be positive, not -1"]),
+    ({"imitation_learning_rate": 0}, ["imitation_learning_rate must be positive, not 0"]),
+    ({"clip_coef": 0}, ["clip_coef must be positive, not 0"]),
+    ({"keep_every": -1}, ["keep_every must be at least 0, not -1"]),
+    ({"learning_rat": 0.1}, ["unknown field(s) learning_rat (did you mean learning_rate?)"]),
     ({"reward_mode": "money"}, ["reward_mode must be one of"]),
     ({"eval_opponent": "grredy"}, ["eval_opponent: unknown agent spec 'grredy'"]),
     ({"imitation_opponent": "grredy"}, ["imitation_opponent must be one of random, greedy, expert", "'grredy'"]),
@@ -247,6 +252,17 @@ def test_bad_configs_are_refused_with_the_field_named(data, words):
         config_from_dict(data)
     for word in words:
         assert word in str(info.value)
+
+
+def test_the_ray_backend_without_ray_installed_is_refused_saying_so(monkeypatch):
+    """The same with and without the [ray] extra: the find is faked absent."""
+    real_find_spec = config_module.importlib.util.find_spec
+    monkeypatch.setattr(config_module.importlib.util, "find_spec",
+                        lambda name, *args: None if name == "ray" else real_find_spec(name, *args))
+    with pytest.raises(ConfigError, match=r"backend 'ray' needs Ray: pip install -e \"\.\[train,ray\]\""):
+        config_from_dict({"backend": "ray"})
+    with pytest.raises(ConfigError, match="needs num_workers of at least 1"):  # a bad value is named first
+        config_from_dict({"backend": "ray", "num_workers": 0})
 
 
 def test_an_agent_class_may_be_imitated():
@@ -408,20 +424,6 @@ def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(tmp_path: Path,
     _assert_same_state(whole, stopped.run_dir)
 
 
-def test_a_run_stopped_in_its_warm_start_says_that_nothing_was_saved(tmp_path: Path, monkeypatch):
-    def stop(*args, **kwargs):
-        raise Stopped(signal.SIGINT)
-
-    monkeypatch.setattr(ppo_module, "imitate", stop)
-    trainer = Trainer(tiny(run_dir=str(tmp_path), run_name="w", imitation_agent="greedy", imitation_decisions=50))
-    with pytest.raises(Stopped) as info:
-        trainer.train()
-    assert info.value.exit_code == 130 and not (tmp_path / "w" / "last.pt").exists()
-    assert ppo_module.stop_report(trainer, "rummy-train") == (
-        "stopped during the imitation warm start (its demonstrations are kept in memory only); nothing was "
-        f"saved; start again with: rummy-train --config {tmp_path / 'w' / 'config.yaml'}")
-
-
 def test_tensorboard_holds_the_learning_curve_in_one_chart(tmp_path: Path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     from tensorboard.plugins.custom_scalar import layout_pb2
@@ -500,7 +502,7 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
            "--total-steps", "1024", "--steps-per-update", "512", "--num-envs", "2", "--num-workers", "1",
            "--hidden-sizes", "32", "--minibatch-size", "256", "--eval-every", "1", "--eval-games", "4",
            "--eval-opponent", "random", "--imitation-decisions", "64", "--imitation-epochs", "1",
-           "--run-dir", str(tmp_path), "--run-name", "smoke", "--no-progress"]
+           "--rules", "max_turns_per_round", "8", "--run-dir", str(tmp_path), "--run-name", "smoke", "--no-progress"]
     subprocess.run(cmd, check=True, cwd=tmp_path, env=installed_only(), timeout=600)
     run = tmp_path / "smoke"
     for name in ("last.pt", "best.pt", "latest.pt", "pool.pt", "config.yaml", "metrics.csv", "learning_curve.png"):
@@ -512,7 +514,7 @@ def test_training_smoke_run_through_the_command_line(game: str, tmp_path: Path):
     assert [row["update"] for row in rows] == ["0", "1", "2"] and all(row["eval_win_rate"] for row in rows)
     best = load_checkpoint(run / "best.pt")
     assert best["history"][-1]["env_steps"] == best["counters"]["env_steps"]  # it knows its own evaluation
-    env = rummy_env.GAMES[game].env()
+    env = rummy_env.GAMES[game].env(max_turns_per_round=8)
     result = play_game(env, [make_agent(str(run / "best.pt"))] + [RandomAgent() for _ in range(3)], seed=3)
     assert result.decisions[0] > 0 and len(result.scores) == 4
 

@@ -16,8 +16,9 @@ import torch
 
 from rummy_training import ppo, ship
 from rummy_training.checkpoint import build_network, save_checkpoint
-from rummy_training.config import TrainConfig
+from rummy_training.config import TrainConfig, load_config
 
+REPO = Path(__file__).resolve().parent.parent
 TRAIN = [sys.executable, "-m", "rummy_training.ppo"]
 SHIP = [sys.executable, "-m", "rummy_training.ship"]
 
@@ -74,7 +75,11 @@ def _files(folder: Path) -> set[Path]:
     (["--config", "{saved}/fast.yaml"], ["learning_rate must be a number, not 'fast'"]),
     (["--config", "{saved}/typo.yaml"], ["unknown field(s) learning_rat"]),
     (["--config", "{saved}/missing.yaml"], ["cannot read config", "missing.yaml"]),
-    (["--bogus", "1"], ["Unrecognized options: --bogus"]),
+    (["--bogus", "1"], ["unknown option --bogus"]),
+    (["--lr", "0.1"], ["unknown option --lr; did you mean --learning-rate?"]),
+    (["--total-step=5"], ["unknown option --total-step; did you mean --total-steps?"]),
+    (["--learning-rate", "-1"], ["learning_rate must be positive, not -1.0"]),
+    (["--clip-coef", "0"], ["clip_coef must be positive, not 0.0"]),
     (["--num-envs"], ["--num-envs"]),
     (["--eval-opponent", "grredy"], ["eval_opponent", "grredy"]),
     (["--imitation-agent", "grredy"], ["imitation_agent must be one of"]),
@@ -86,14 +91,19 @@ def _files(folder: Path) -> set[Path]:
     (["--resume", "{saved}/run/last.pt", "--seed", "9"], ["seed cannot change when resuming", "total_steps"]),
     (["--resume", "{saved}/run/last.pt", "--run-name", "other"], ["run_name: a resumed run goes on in its own folder"]),
     (["--resume", "{saved}/run/last.pt", "--config", "{saved}/typo.yaml"], ["give no --config"]),
-], ids=["flag type", "yaml type", "yaml key", "no config", "bad option", "no value", "eval agent", "imitation agent",
-        "rules", "no widths", "no checkpoint", "weights only", "other game", "unsafe change", "other folder",
-        "resume and config"])
+    (["--resume", "{saved}/run/last.pt", "--force"], ["give no --force"]),
+    (["--run-dir", "{saved}", "--run-name", "run", "--no-progress"], [
+        "{saved}/run already holds a run", "--resume {saved}/run/last.pt", "or start afresh with --force"]),
+], ids=["flag type", "yaml type", "yaml key", "no config", "bad option", "abbreviated option", "option's prefix",
+        "negative rate", "zero clip", "no value", "eval agent", "imitation agent", "rules", "no widths", "no checkpoint",
+        "weights only", "other game", "unsafe change", "other folder", "resume and config", "resume and force",
+        "a run there"])
 def test_a_users_error_is_one_line_and_exit_2_before_anything_is_written(saved: Path, tmp_path: Path, args, words,
                                                                         run_main):
     args = [arg.format(saved=saved) for arg in args]
+    words = [word.format(saved=saved) for word in words]
     before = _files(saved)
-    where = [] if "--resume" in args else ["--run-dir", str(tmp_path / "runs"), "--no-progress"]
+    where = [] if "--resume" in args or "--run-dir" in args else ["--run-dir", str(tmp_path / "runs"), "--no-progress"]
     out = run_main(ppo.main, [*where, *args], tmp_path)
     lines = out.stderr.splitlines()
     assert out.returncode == 2 and len(lines) == 1, out.stderr
@@ -118,6 +128,38 @@ def test_the_help_still_prints_in_full(tmp_path: Path, run_main):
     out = run_main(ppo.main, ["--help"], tmp_path)
     assert out.returncode == 0 and "--learning-rate" in out.stdout and "--imitation-rounds" in out.stdout
     assert "Adam learning rate at the start of training" in out.stdout
+    for option in ("--config", "--force", "--resume"):  # the command's own options are listed too
+        assert _entry(out.stdout, option), option
+
+
+def _entry(help_text: str, option: str) -> str:
+    """``option``'s entry in ``--help``, its wrapped lines joined (with or without tyro's box)."""
+    entries, current = {}, None
+    for line in help_text.splitlines():
+        words = line.replace("│", " ").split()
+        if words and words[0].startswith("-"):
+            current = words[0].rstrip(",")
+            entries[current] = []
+        if current is not None:
+            entries[current] += words
+    return " ".join(entries.get(option, []))
+
+
+def _default_shown(help_text: str, option: str) -> str:
+    """The ``(default: X)`` that ``--help`` shows for ``option``."""
+    return _entry(help_text, option).split("(default: ", 1)[1].split(")", 1)[0]
+
+
+def test_the_help_shows_the_defaults_of_the_config_given(tmp_path: Path, run_main):
+    """The defaults shown are those the run would take: TrainConfig's, or the config file's."""
+    plain = run_main(ppo.main, ["--help"], tmp_path).stdout
+    config = REPO / "configs" / "three_thirteen.yaml"
+    with_config = run_main(ppo.main, ["--config", str(config), "--help"], tmp_path).stdout
+    assert _default_shown(plain, "--total-steps") == str(TrainConfig().total_steps)
+    assert _default_shown(with_config, "--total-steps") == str(load_config(config).total_steps) != \
+        _default_shown(plain, "--total-steps")
+    assert _default_shown(with_config, "--imitation-agent") == "expert"
+    assert _default_shown(with_config, "--config") == str(config)
 
 
 def _shippable(tmp_path: Path) -> Path:

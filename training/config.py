@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from rummy_env import GAMES, game_spec
+from rummy_env.cli import closest_options
 from rummy_env.env import RummyEnv
 from rummy_env.agents import AGENT_NAMES, is_checkpoint_spec, make_agent
 
@@ -224,8 +225,9 @@ class TrainConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
-        if min(self.num_workers, self.eval_every, self.value_warmup_updates, self.keep_every) < 0:
-            raise ConfigError("num_workers, eval_every, keep_every and value_warmup_updates must be at least 0")
+        for name in ("num_workers", "eval_every", "keep_every", "value_warmup_updates"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be at least 0, not {getattr(self, name)!r}")
         for name in ("kl_coef", "ent_coef", "ent_coef_final"):
             if (getattr(self, name) or 0.0) < 0:
                 raise ConfigError(f"{name} must be at least 0, not {getattr(self, name)!r}")
@@ -245,13 +247,13 @@ class TrainConfig:
             raise ConfigError("start_temperature needs a policy to soften: an imitation_agent or an init_checkpoint")
         if self.backend not in BACKENDS:
             raise ConfigError(f"backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
-        if self.backend == "ray":
-            if importlib.util.find_spec("ray") is None:
-                raise ConfigError("backend 'ray' needs Ray: pip install -e \".[train,ray]\"")
+        if self.backend == "ray":  # the values first: their messages do not depend on what is installed
             if self.num_workers < 1:
                 raise ConfigError("backend 'ray' needs num_workers of at least 1 (0 collects in the trainer's process)")
             if isinstance(self.ray_worker_cpus, bool) or not self.ray_worker_cpus > 0:
                 raise ConfigError(f"ray_worker_cpus must be positive, not {self.ray_worker_cpus!r}")
+            if importlib.util.find_spec("ray") is None:
+                raise ConfigError("backend 'ray' needs Ray: pip install -e \".[train,ray]\"")
         if self.num_workers > self.num_envs:
             raise ConfigError(f"num_envs ({self.num_envs}) must be at least num_workers ({self.num_workers})")
         if not self.hidden_sizes or any(h < 1 for h in self.hidden_sizes):
@@ -259,8 +261,9 @@ class TrainConfig:
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must lie in [0, 1], not {getattr(self, name)!r}")
-        if self.learning_rate <= 0 or self.imitation_learning_rate <= 0 or self.clip_coef <= 0:
-            raise ConfigError("learning_rate, imitation_learning_rate and clip_coef must be positive")
+        for name in ("learning_rate", "imitation_learning_rate", "clip_coef"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name} must be positive, not {getattr(self, name)!r}")
         for name in ("imitation_agent", "imitation_opponent"):
             spec = getattr(self, name)
             if spec is None or spec in AGENT_NAMES:
@@ -287,9 +290,12 @@ class TrainConfig:
             make_agent(self.eval_opponent)  # fails now, not at the first evaluation
         except ValueError as err:
             raise ConfigError(f"eval_opponent: {err}") from None
-        weights = self.opponent_weights()
-        if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-            raise ConfigError(f"the seat weights (*_play) must be non-negative with a positive sum, not {weights}")
+        seats = ("self_play", "past_play", "greedy_play", "expert_play", "random_play")
+        for name in seats:
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must be at least 0, not {getattr(self, name)!r}")
+        if sum(self.opponent_weights().values()) <= 0:
+            raise ConfigError(f"{', '.join(seats)} are all 0: at least one seat weight must be positive")
 
     def opponent_weights(self) -> dict[str, float]:
         """The seat mixture: 'self', 'past' or a baseline spec, to its weight."""
@@ -318,7 +324,10 @@ def config_from_dict(data: dict[str, Any], source: str = "config", check: bool =
     names = {f.name for f in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ConfigError(f"{source}: unknown field(s) {', '.join(unknown)}; fields are {', '.join(sorted(names))}")
+        guesses = [guess for name in unknown for guess in closest_options(str(name), names)[:1]]
+        raise ConfigError(f"{source}: unknown field(s) {', '.join(map(str, unknown))}"
+                          + (f" (did you mean {', '.join(guesses)}?)" if guesses else "")
+                          + f"; fields are {', '.join(sorted(names))}")
     config = TrainConfig(**data)
     if check:
         config.validate()

@@ -11,10 +11,13 @@ then the trainer runs the PPO update on the decisions of the seats it trains. Ev
 ``eval_every`` updates it plays ``eval_games`` against ``eval_opponent`` with the
 evaluation harness (``rummy_env.evaluate``, seats rotated), and the best result is kept.
 
-A run folder (``<run_dir>/<run_name>``, printed when the run starts) holds:
+A run folder (``<run_dir>/<run_name>``, printed when the run starts) holds one run: a new
+run is refused in a folder that holds one (``run_folder.py``), unless ``--force`` deletes it.
+It holds:
 
-- ``last.pt``, saved after every update (and before the first): everything the run needs
-  to go on (``--resume`` continues from it), ``latest.pt`` (the weights last evaluated),
+- ``last.pt``, saved before anything else, after the start (warm start and its evaluation)
+  and after every update: everything the run needs to go on (``--resume`` continues from
+  it), ``latest.pt`` (the weights last evaluated),
   ``best.pt`` (the best evaluation's weights) and, after a warm start, ``warm_start.pt``
   (its weights: an ``init_checkpoint`` for other runs); with ``keep_every``, ``kept/`` holds
   the weights every so many updates, named by their env steps;
@@ -23,15 +26,18 @@ A run folder (``<run_dir>/<run_name>``, printed when the run starts) holds:
   curve's charts; ``runlog.py``);
 - ``workers.csv`` (per update and rollout worker: the node it ran on, its steps and seconds);
 - ``learning_curve.png``: win rate against the evaluation opponent and penalty per round
-  over environment steps.
+  over environment steps;
+- while the warm start runs, ``warm_start/``: its progress (``warm_start.py``).
 
 A run is reproducible from its config and seed, for a given ``num_workers`` (each worker
 has its own random stream), whether the workers are local processes or Ray actors
-(``backend``, ``workers.py``). Ctrl-C or SIGTERM stops it (``stopping.py``): its last.pt
-is then the last whole update's, and the command says how to resume. A resumed run goes
-on exactly as the run would have without the stop: the same weights, optimiser, learning
-rate schedule, pool, counters, history, the trainer's random generator and every rollout
-worker's state (random streams, games in progress, each trained seat's pending decision).
+(``backend``, ``workers.py``). Ctrl-C or SIGTERM stops it in any phase (``stopping.py``):
+its last.pt is then the last whole update's, or the run's start while the warm start keeps
+its own progress (the decisions recorded, the epochs fitted), and the command says how to
+resume. A resumed run goes on exactly as the run would have without the stop: the same
+warm start, weights, optimiser, learning rate schedule, pool, counters, history, the
+trainer's random generator and every rollout worker's state (random streams, games in
+progress, each trained seat's pending decision).
 Progress bars on stderr (``progress``) show the warm start and the updates.
 """
 
@@ -39,6 +45,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -56,12 +63,13 @@ from .checkpoint import (CheckpointError, build_network, check_fits, env_sizes, 
                          load_start, save_checkpoint)
 from .cli import command_name, parse_args
 from .config import ConfigError, TrainConfig, config_from_dict, refuse_changes
-from .imitation import Demonstrations, collect_demonstrations, imitate
 from .model import PolicyNet
 from .plot import plot_learning_curve
 from .rollout import Batch
+from . import run_folder
 from .runlog import RunLog
 from .stopping import Stopped, deferred_signals, stop_on_signals
+from .warm_start import WarmStart
 from .workers import RolloutWorkers, start_workers
 
 
@@ -148,9 +156,12 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
 class Trainer:
     """One training run: its network, optimiser, pool, counters, logs and checkpoints."""
 
-    def __init__(self, config: TrainConfig) -> None:
-        """Builds the run (resuming it if ``config.resume``); writes nothing until ``train``."""
+    def __init__(self, config: TrainConfig, force: bool = False) -> None:
+        """Builds the run (resuming it if ``config.resume``); writes nothing until ``train``.
+        A new run's folder must hold no run (``run_folder.RunFolderTaken``), unless ``force``:
+        ``train`` then deletes that run's files first."""
         self.config = config
+        self.force = force
         torch.set_num_threads(config.torch_threads)  # before any op: results depend on the thread count
         torch.manual_seed(config.seed)
         self.sizes = env_sizes(config)
@@ -168,12 +179,16 @@ class Trainer:
         self.saved: tuple[int, int] | None = None
         """The update and env steps that the run's last.pt holds, once it has one."""
         self.phase = "starting"
-        """What the run is doing: starting, warm start or training (for the report of a stop)."""
+        """What the run is doing: starting, warm start, evaluating its start or training (for
+        the report of a stop)."""
+        self.warm_start: WarmStart | None = None
         self.run_dir = Path(config.run_dir) / (config.run_name or f"{config.game}-s{config.seed}")
         if config.resume:
             self._resume(config.resume)
-        elif config.init_checkpoint:
-            self._start_from(config.init_checkpoint)
+        else:
+            run_folder.claim(self.run_dir, force)
+            if config.init_checkpoint:
+                self._start_from(config.init_checkpoint)
 
     def _start_from(self, path: str) -> None:
         data = load_checkpoint(path, self.config.game, *self.sizes)
@@ -213,28 +228,26 @@ class Trainer:
 
     def train(self) -> Path:
         """Trains until ``total_steps``; returns the run folder. A signal (``stopping.py``)
-        raises ``Stopped`` out of it, with the run's last.pt the last whole update's."""
+        raises ``Stopped`` out of it, with the run's last.pt the last whole update's (or the
+        run's start, while the warm start saves its own progress)."""
         config = self.config
         print(f"run folder: {self.run_dir}", flush=True)
+        if self.force and self.saved is None:
+            run_folder.clear(self.run_dir)
         workers = start_workers(config, self.network, self.sizes, self.rollout_states)
         log = bar = None
         finished = False
         try:
             self.run_dir.mkdir(parents=True, exist_ok=True)
-            (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-            log = RunLog(self.run_dir, config, self.saved)
-            if config.imitation_agent and self.counters["updates"] == 0 and "imitation" not in self.counters:
-                self.phase = "warm start"
-                self._warm_start(log)
-                self._save("warm_start.pt")  # a start for other runs (init_checkpoint), as imitated
-                self.network.soften(config.start_temperature)
-                self.reference = self._frozen_copy()
-            elif config.init_checkpoint and self.saved is None and config.eval_every:
-                log.row({"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **self.evaluate()})
-                log.flush()
-            self.phase = "training"
+            # the logs of a start that was stopped before it ended are all dropped: it starts again
+            resumed_at = None if self.saved is None else self.saved if self._started() else (-1, -1)
             if self.saved is None:
-                self._save_last(workers)  # a run stopped in its first update resumes from here
+                self._save_last(workers)  # from here on every stop resumes with --resume last.pt
+            (self.run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+            log = RunLog(self.run_dir, config, resumed_at)
+            if not self._started():
+                self._start(log, workers)
+            self.phase = "training"
             if self.pool:
                 workers.set_pool(self.pool)
             bar = tqdm(total=config.total_steps, initial=min(self.counters["env_steps"], config.total_steps),
@@ -250,6 +263,40 @@ class Trainer:
                 log.close()
         torch.save(self.pool, self.run_dir / "pool.pt")  # also when no snapshot was taken yet
         return self.run_dir
+
+    def _started(self) -> bool:
+        """Whether the run's start (its warm start and the evaluation of the policy PPO starts
+        from) is done; a last.pt from before this was recorded tells by what it holds."""
+        return self.counters.get("started", self.counters["updates"] > 0 or "imitation" in self.counters)
+
+    def _start(self, log: RunLog, workers: RolloutWorkers) -> None:
+        """The warm start (or what is left of it) and the evaluation of the policy that PPO
+        starts from, logged as update 0; then last.pt, and the warm start's progress goes."""
+        config = self.config
+        row = None
+        if config.imitation_agent:
+            self.phase = "warm start"
+            self.warm_start = WarmStart(self.run_dir / run_folder.WARM_START, config, self.network, self.generator)
+            self.counters["imitation"] = self.warm_start.run()
+            self._save("warm_start.pt")  # a start for other runs (init_checkpoint), as imitated
+            self.network.soften(config.start_temperature)
+            self.reference = self._frozen_copy()
+            for index, summary in enumerate(self.counters["imitation"]["rounds"]):
+                if "policy_agreement" in summary:
+                    log.scalar("imitation_policy_agreement", summary["policy_agreement"], index)
+            stats = {k: v for k, v in self.counters["imitation"].items() if k not in ("rounds", "seconds")}
+            row = {"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **stats}
+        elif config.init_checkpoint and config.eval_every:
+            row = {"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0}
+        if row is not None:
+            if config.eval_every:
+                self.phase = "evaluating its start"
+                row.update(self.evaluate())
+            log.row(row)
+            log.flush()
+        self.counters["started"] = True
+        self._save_last(workers)
+        shutil.rmtree(self.run_dir / run_folder.WARM_START, ignore_errors=True)
 
     def _update(self, workers: RolloutWorkers, log: RunLog, bar: tqdm) -> None:
         """One collection and PPO update, its logs, evaluation and snapshot, and last.pt."""
@@ -313,33 +360,6 @@ class Trainer:
             self._save("last.pt", extra=extra)
             self.saved = (self.counters["updates"], self.counters["env_steps"])
 
-    def _warm_start(self, log: RunLog) -> None:
-        """Imitation of ``imitation_agent`` (see ``imitation.py``), logged as update 0; each
-        DAgger round's agreement of the network's own play with the labels is logged too."""
-        start = time.perf_counter()
-        demos = collect_demonstrations(self.config)
-        stats = imitate(self.network, demos, self.config, self.generator)
-        rounds = [{"decisions": len(demos.actions), "fit_agreement": stats["imitation_agreement"]}]
-        for index in range(1, self.config.imitation_rounds):
-            more = collect_demonstrations(self.config, index, self.network.weights())
-            policy_agreement = float(np.mean(more.played == more.actions))
-            log.scalar("imitation_policy_agreement", policy_agreement, index)
-            demos = Demonstrations.concatenate([demos, more])
-            del more
-            stats = imitate(self.network, demos, self.config, self.generator, index)
-            rounds.append({"decisions": len(demos.actions), "policy_agreement": policy_agreement,
-                           "fit_agreement": stats["imitation_agreement"]})
-            tqdm.write(f"DAgger round {index + 1}: the network's play agreed with {self.config.imitation_agent} "
-                       f"on {policy_agreement:.3f} of its decisions; refit on {len(demos.actions):,}: "
-                       f"{stats['imitation_agreement']:.3f}", file=sys.stderr)
-        del demos
-        self.counters["imitation"] = {**stats, "rounds": rounds, "seconds": time.perf_counter() - start}
-        row = {"update": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0, **stats}
-        if self.config.eval_every:
-            row.update(self.evaluate())
-        log.row(row)
-        log.flush()
-
     def _save(self, name: str, extra: dict[str, Any] | None = None) -> Path:
         path = self.run_dir / name
         save_checkpoint(path, self.network, self.config, self.counters, extra)
@@ -376,15 +396,15 @@ def _same(value: Any) -> Any:
 
 def stop_report(trainer: Trainer | None, prog: str) -> str:
     """What a stopped run has saved, and the command that goes on from there."""
-    if trainer is not None and trainer.saved is not None:
-        update, steps = trainer.saved
-        return (f"stopped at update {update} (env steps {steps:,}); resume with: "
-                f"{prog} --resume {trainer.run_dir / 'last.pt'}")
-    where = ("during the imitation warm start (its demonstrations are kept in memory only)"
-             if trainer is not None and trainer.phase == "warm start" else "before the first update")
-    config = trainer.run_dir / "config.yaml" if trainer is not None else None
-    again = f"; start again with: {prog} --config {config}" if config is not None and config.exists() else ""
-    return f"stopped {where}; nothing was saved{again}"
+    if trainer is None or trainer.saved is None:
+        return "stopped before the run started; nothing was saved"
+    resume = f"resume with: {prog} --resume {trainer.run_dir / 'last.pt'}"
+    if trainer.phase == "warm start" and trainer.warm_start is not None:
+        return f"stopped in the warm start ({trainer.warm_start.where()}; its progress is saved); {resume}"
+    if trainer.phase == "evaluating its start":
+        return f"stopped while evaluating the policy PPO starts from (the warm start is saved); {resume}"
+    update, steps = trainer.saved
+    return f"stopped at update {update} (env steps {steps:,}); {resume}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -396,7 +416,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with stop_on_signals():
         try:
             try:
-                trainer = Trainer(parse_args(argv, prog))
+                command = parse_args(argv, prog)
+                trainer = Trainer(command.config, force=command.force)
                 run_dir = trainer.train()
             except (ConfigError, CheckpointError) as err:
                 fail(prog, str(err))

@@ -10,7 +10,8 @@ parity in one chart and the two penalties in another.
 
 A resumed run appends to the files of the run it continues, dropping first any row of an
 update after the one its last.pt holds (written by an update that was stopped before its
-last.pt), and TensorBoard hides those updates' events (``purge_step``).
+last.pt), and TensorBoard hides those updates' events (``purge_step``). A run resumed before
+its start was done (``resumed_at`` (-1, -1)) drops every row and event: its start logs again.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class RunLog:
         if resumed_at is not None:
             for path in (metrics, workers):
                 _drop_rows_after(path, resumed_at[0])
-        purge = resumed_at[1] + 1 if resumed_at and resumed_at[1] > 0 else None
+        purge = None if resumed_at is None else resumed_at[1] + 1
         self.writer = SummaryWriter(str(run_dir / "tensorboard"), purge_step=purge)
         self.writer.add_custom_scalars(curve_layout(config))
         self._files = []
