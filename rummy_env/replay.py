@@ -1,11 +1,13 @@
 """Step through recorded games in a browser: ``rummy-replay FILE [--out DIR] [--seat N]``.
 
     rummy-eval --game contract_rummy --agents expert greedy greedy random --games 4 --record games.jsonl
-    rummy-replay games.jsonl --out replays              # replays/games-1.html .. games-4.html
-    rummy-replay games.jsonl --out replays --seat 2     # only what seat 2 saw
+    rummy-replay games.jsonl                            # games/index.html, games/games-1.html .. games-4.html
+    rummy-replay games.jsonl --out replays --seat 2     # only what seat 2 saw, in replays/
 
-Writes one self-contained HTML page per game of a recording (docs/recording.md): its CSS,
-script and data inline, so that it opens anywhere with no network. The page steps through
+Writes one self-contained HTML page per game of a recording (docs/recording.md), and an
+index page that links them, into one folder: by default the recording's name without its
+suffix, beside it. Each page has its CSS, script and data inline, so that it opens anywhere
+with no network. The page steps through
 the game forwards and back (buttons, arrow keys, a slider): every hand (or, with
 ``--seat``, that seat's hand and the others' card counts), the table's melds, the discard
 pile's top, the stock, each action with its seat, round results and scores, and the wild
@@ -25,7 +27,7 @@ from .cards import CardSet
 from .cli import OneLineParser, check_writable_folder, fail
 from .env import RummyEnv
 from .recording import Record, RecordError, read_records, replay_steps
-from .replay_page import render_page
+from .replay_page import render_index, render_page
 from .state import TableMeld
 
 PROG = "rummy-replay"
@@ -136,13 +138,26 @@ def page_names(source: Path, count: int, seat: int | None) -> list[str]:
     return [f"{source.stem}-{k:0{width}d}{suffix}.html" for k in range(1, count + 1)]
 
 
+def index_name(seat: int | None) -> str:
+    """``index.html`` (``index-seat<N>.html`` with a seat, so that both views share a folder)."""
+    return "index.html" if seat is None else f"index-seat{seat}.html"
+
+
+def default_folder(source: Path) -> Path:
+    """The pages' folder when none is given: the recording's path without its suffix
+    (``runs/games.jsonl``: ``runs/games``), or with ``-pages`` added if it has none."""
+    folder = source.with_suffix("")
+    return folder if folder != source else source.with_name(source.name + "-pages")
+
+
 def build_parser() -> OneLineParser:
     parser = OneLineParser(prog=PROG, description="One self-contained HTML page per game of a recording "
                                                   "(rummy-eval --record), to step through in a browser.",
                            epilog="See docs/recording.md.")
     parser.add_argument("file", metavar="FILE", help="a recording: JSON lines, one game per line")
-    parser.add_argument("--out", metavar="DIR", default=".",
-                        help="folder for the pages, made if missing (default: the current folder)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="folder for the pages and their index, made if missing (default: the recording's "
+                             "path without its suffix: games.jsonl makes games/)")
     parser.add_argument("--seat", metavar="N", type=int,
                         help="show only what seat N saw: its own hand, the others' card counts")
     return parser
@@ -150,7 +165,8 @@ def build_parser() -> OneLineParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    source, out = Path(args.file), Path(args.out)
+    source = Path(args.file)
+    out = Path(args.out) if args.out is not None else default_folder(source)
     if not source.is_file():
         fail(PROG, f"{source} {'is a folder' if source.is_dir() else 'does not exist'}")
     check_writable_folder(PROG, "--out", out)
@@ -168,17 +184,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         players = record["env"]["num_players"]
         if args.seat is not None and not 0 <= args.seat < players:
             fail(PROG, f"--seat {args.seat}: the game on line {number} has {players} players, seats 0 to {players - 1}")
-    pages = []
-    for number, record in records:  # every page is built before any is written
+    names = page_names(source, len(records), args.seat)
+    pages, games = [], []
+    for (number, record), name in zip(records, names):  # every page is built before any is written
         try:
-            pages.append(render_page(page_data(record, args.seat)))
+            data = page_data(record, args.seat)
         except RecordError as err:
             fail(PROG, f"{source}, line {number}: {err}")
+        pages.append(render_page(data))
+        games.append({"page": name, "data": data})
+    view = "" if args.seat is None else f", what seat {args.seat} saw"
+    index = render_index(f"{source.name}{view}", games)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for name, page in zip(page_names(source, len(pages), args.seat), pages):
+        for name, page in zip(names, pages):
             (out / name).write_text(page, encoding="utf-8")
             print(out / name)
+        (out / index_name(args.seat)).write_text(index, encoding="utf-8")
+        print(out / index_name(args.seat))
     except OSError as err:  # what the checks up front cannot foresee (a full disk, a special file system)
         fail(PROG, f"cannot write to {out}: {err.strerror or err}")
     return 0

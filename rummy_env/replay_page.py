@@ -231,3 +231,35 @@ def render_page(data: dict[str, Any]) -> str:
             f"<style>{_STYLE}</style></head><body>\n{body}\n"
             f'<script id="replay-data" type="application/json">{payload}</script>\n'
             f"<script>{_SCRIPT}</script></body></html>\n")
+
+
+def render_index(title: str, games: list[dict[str, Any]]) -> str:
+    """The index page of a recording's pages: a row per game, linking its page, with its game,
+    players, seed, length and result. ``games`` holds ``page`` (the file name) and the
+    ``page_data`` of each."""
+    rows = []
+    for number, entry in enumerate(games, 1):
+        data = entry["data"]
+        name, subtitle = _titles(data)
+        result = data["result"]
+        scores = ", ".join(f"{seat}: {score}" for seat, score in zip(data["names"], result["scores"]))
+        winners = ", ".join(data["names"][seat] for seat in result["winners"])
+        players = ", ".join(data["players"])
+        rows.append(f'<tr><td><a href="{html.escape(entry["page"])}">game {number}</a></td><td>{html.escape(name)}</td>'
+                    f"<td>{html.escape(players)}</td><td>{data['seed']}</td><td>{len(data['actions']):,}</td>"
+                    f"<td>{html.escape(scores)}</td><td>{html.escape(winners)}</td></tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("page", "game", "players", "seed", "actions", "final scores", "winners"))
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<link rel="icon" href="data:,"><title>{html.escape(title)}</title>'
+            f"<style>{_STYLE}{_INDEX_STYLE}</style></head><body>\n"
+            f"<header><h1>{html.escape(title)}</h1><div class=\"sub\">{len(games)} game(s); each page steps "
+            f"through one game</div></header>\n<main class=\"index\"><div class=\"panel\"><table>"
+            f"<tr>{head}</tr>\n" + "\n".join(rows) + "</table></div></main></body></html>\n")
+
+
+_INDEX_STYLE = """
+main.index { display: block; padding: 12px 16px; }
+main.index td, main.index th { text-align: left; padding: 4px 8px; }
+main.index a { color: #f5d76e; }
+"""

@@ -122,12 +122,29 @@ def test_one_page_per_game_of_a_recording(tmp_path, games):
     done = run("games.jsonl", "--out", "pages", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     names = ["games-1.html", "games-2.html", "games-3.html"]
-    assert done.stdout.split() == [str(Path("pages") / name) for name in names]
-    assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == names
+    assert done.stdout.split() == [str(Path("pages") / name) for name in [*names, "index.html"]]
+    assert sorted(p.name for p in (tmp_path / "pages").iterdir()) == sorted([*names, "index.html"])
     assert "Contract Rummy, 4 players" in (tmp_path / "pages" / "games-2.html").read_text()
-    done = run("games.jsonl", "--seat", "2", cwd=tmp_path)  # the current folder by default
+    index = (tmp_path / "pages" / "index.html").read_text()
+    assert re.findall(r'<a href="([^"]+)">', index) == names and "Toonerville Rook" in index
+    for record in games.values():  # a row per game: its seed and final scores
+        assert f"<td>{record['seed']}</td>" in index and f"player_0: {record['result']['scores'][0]}" in index
+
+
+def test_by_default_the_pages_go_into_one_folder_named_after_the_recording(tmp_path, games):
+    """Not into the current folder: ``games.jsonl`` makes ``games/`` beside it, with its index."""
+    (tmp_path / "runs").mkdir()
+    with recording_file(tmp_path / "runs" / "games.jsonl") as write:
+        for record in games.values():
+            write(record)
+    done = run(str(Path("runs") / "games.jsonl"), "--seat", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in tmp_path.glob("*.html")) == [n.replace(".html", "-seat2.html") for n in names]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+    pages = ["games-1-seat2.html", "games-2-seat2.html", "games-3-seat2.html", "index-seat2.html"]
+    assert sorted(p.name for p in (tmp_path / "runs" / "games").iterdir()) == pages
+    assert done.stdout.split() == [str(Path("runs") / "games" / page) for page in pages]
+    (tmp_path / "plain").write_text((tmp_path / "runs" / "games.jsonl").read_text())  # no suffix to drop
+    assert run("plain", cwd=tmp_path).returncode == 0 and (tmp_path / "plain-pages" / "index.html").exists()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -139,7 +156,8 @@ def test_one_page_per_game_of_a_recording(tmp_path, games):
     (["games.jsonl", "--seat", "-1"], "--seat -1: the game on line 1 has 3 players"),
     (["games.jsonl", "--seat", "one"], "argument --seat: invalid int value: 'one' (see rummy-replay --help)"),
     (["games.jsonl", "--out", "notes.txt"], "--out notes.txt: notes.txt is not a folder"),
-    (["games.jsonl", "--bogus"], "unrecognized arguments: --bogus"),
+    (["games.jsonl", "--bogus"], "unknown option --bogus (see rummy-replay --help)"),
+    (["games.jsonl", "--sead", "2"], "unknown option --sead; did you mean --seat?"),
     (["tampered.jsonl"], "tampered.jsonl, line 2: step 5 of"),
 ])
 def test_every_user_error_is_one_line_and_exit_2_with_nothing_written(tmp_path, games, args, message):
