@@ -469,7 +469,7 @@ def _assert_every_step_checked(checker: Checker) -> None:
 
 
 @pytest.mark.parametrize("n, chunk", sweep([(n, c) for c in range(max(SHORT_CHUNKS.values())) for n in PLAYERS
-                                            if c < SHORT_CHUNKS[n]], fast=8))
+                                            if c < SHORT_CHUNKS[n]], fast=4))
 def test_random_games_short_rounds(n, chunk):
     checker = Checker(n, SHORT_CAP, seed=1000 * n + chunk)
     start = time.perf_counter()

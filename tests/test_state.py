@@ -209,8 +209,9 @@ def _whole_game(n: int, seed: int, policy_seed: int, cap: int = 400):
 
 
 @pytest.mark.parametrize("n", PLAYERS)
-def test_same_seed_same_actions_same_game(n):
-    for seed, cap in ((0, 400), (1, 30), (2**40 + 3, 30)):
+@pytest.mark.parametrize("caps", [(60, 30), pytest.param((400, 30), marks=pytest.mark.slow)], ids=["short", "whole"])
+def test_same_seed_same_actions_same_game(n, caps):
+    for seed, cap in ((0, caps[0]), (1, caps[1]), (2**40 + 3, caps[1])):
         frames_a, actions_a = _whole_game(n, seed, policy_seed=seed, cap=cap)
         frames_b, actions_b = _whole_game(n, seed, policy_seed=seed, cap=cap)
         assert actions_a == actions_b

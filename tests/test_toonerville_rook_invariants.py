@@ -674,7 +674,7 @@ def _assert_every_step_checked(checker: Checker) -> None:
 
 
 @pytest.mark.parametrize("n, chunk", sweep([(n, k) for k in range(max(SHORT_CHUNKS.values())) for n in PLAYERS
-                                            if k < SHORT_CHUNKS[n]], fast=6))
+                                            if k < SHORT_CHUNKS[n]], fast=3))
 def test_random_games_short_rounds(n, chunk):
     max_buys = 1 if chunk % CAPPED_BUYS_EVERY == CAPPED_BUYS_EVERY - 1 else None
     cap = SHORT_CAPS[chunk % len(SHORT_CAPS)]
@@ -691,7 +691,7 @@ def test_random_games_short_rounds(n, chunk):
     _report(checker, f"n={n} cap {cap} chunk {chunk} buys<={max_buys}", start)
 
 
-@pytest.mark.parametrize("n, chunk", [(n, k) for n in PLAYERS for k in range(MID_CHUNKS)])
+@pytest.mark.parametrize("n, chunk", sweep([(n, k) for n in PLAYERS for k in range(MID_CHUNKS)], fast=2))
 def test_random_games_longer_rounds(n, chunk):
     checker = Checker(n, MID_TURNS_PER_PLAYER * n, seed=2000 * n + chunk)
     start = time.perf_counter()
