@@ -137,6 +137,30 @@ def run_ours(env, rng: np.random.Generator, seconds: float | None, games: int | 
     return measure(play_game, seconds, games)
 
 
+def copy_cost(env, rng: np.random.Generator, steps: int = 2000, repeats: int = 20) -> float:
+    """Microseconds that one ``observe`` spends handing out its new arrays: copying the
+    state's cached observation and mask (what an ``observe`` that shared them saved), timed
+    ``repeats`` times at each of ``steps`` random decisions."""
+    raw = env.unwrapped
+    total_ns = copies = 0
+    env.reset(seed=int(rng.integers(2**31 - 1)))
+    for _ in range(steps):
+        agent = env.agent_selection
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.reset(seed=int(rng.integers(2**31 - 1)))
+            continue
+        observation, mask = raw._obs_cache[agent]
+        start = time.perf_counter_ns()
+        for _ in range(repeats):
+            observation.copy(), mask.copy()
+        total_ns += time.perf_counter_ns() - start
+        copies += repeats
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    return total_ns / copies / 1000
+
+
 def sample_outcome(outcomes: list[tuple[int, float]], u: float) -> int:
     """The chance outcome at cumulative probability ``u`` (cheap: no array building)."""
     acc = 0.0
@@ -208,6 +232,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                     help="seconds of untimed play per configuration before measuring (default 1; 0 disables)")
     ap.add_argument("--seed", type=int, default=0, help="base seed of action choice and deals (default 0)")
     ap.add_argument("--no-reference", action="store_true", help="skip the OpenSpiel gin rummy reference")
+    ap.add_argument("--copy-cost", action="store_true",
+                    help="also measure what handing out new observation arrays costs each observe() (the copies "
+                         "that keep a caller's observation its own), beside a whole step")
     ap.add_argument("--json", metavar="PATH", help="also write every sample and the summary as JSON")
     args = ap.parse_args(argv)
     if args.games is not None:
@@ -257,8 +284,9 @@ def main(argv=None) -> int:
 
     # Configurations: ours, one per game and player count.
     configs: list[Config] = []
+    envs = {}
     for gname, n in args.plan:
-        env = rummy_env.GAMES[gname].env(num_players=n)
+        env = envs[f"{gname} ({n}p)"] = rummy_env.GAMES[gname].env(num_players=n)
         configs.append(Config(f"{gname} ({n}p)", lambda rng, s, g, env=env: run_ours(env, rng, s, g)))
     reference = None
     if pyspiel is not None:
@@ -315,12 +343,24 @@ def main(argv=None) -> int:
           + ("" if share >= 0.9 else " -- the machine was busy; steps/s are understated and noisy"))
     print("steps/game: mean live agent steps of the complete games played (n/a: no game completed;\n"
           "a timed measurement stops when its budget is spent, possibly mid-game).")
+    copies = {}
+    if args.copy_cost:
+        print(f"\n{'configuration':<28} {'obs + mask':>11} {'copies/observe':>15} {'step':>9} {'share':>6}")
+        for c in configs:
+            cost = copy_cost(envs[c.name], np.random.default_rng([args.seed, 777]))
+            step = 1e6 / c.median()
+            raw = envs[c.name].unwrapped
+            copies[c.name] = {"copy_us": cost, "step_us": step}
+            print(f"{c.name:<28} {4 * raw.observer.size + raw.layout.size:>9,} B {cost:>12.2f} us {step:>6.1f} us "
+                  f"{100 * cost / step:>5.1f}%")
+        print("copies/observe: the two copies that make each observe()'s arrays the caller's own; step: a whole\n"
+              "agent step of the loop above (1 / its median steps/s), which observes once.")
 
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"benchmark": "env_speed", "environment": info, "cpu_share": share,
                        "args": {k: v for k, v in vars(args).items() if k != "plan"},
-                       "reference_error": pyspiel_error, "results": rows}, f, indent=2)
+                       "reference_error": pyspiel_error, "results": rows, "copy_cost": copies}, f, indent=2)
         print(f"wrote {args.json}")
     return 0
 
