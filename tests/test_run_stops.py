@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from rummy_training import imitation
 from rummy_training import ppo as ppo_module
-from rummy_training.checkpoint import load_checkpoint
+from rummy_training.checkpoint import CheckpointError, load_checkpoint
 from rummy_training.cli import resume_config
 from rummy_training.config import TrainConfig
 from rummy_training.imitation import RecordingParts, play_demonstrations
@@ -34,8 +35,8 @@ REPO = Path(__file__).resolve().parent.parent
 def warm_started(**fields) -> TrainConfig:
     """A tiny run with a DAgger warm start of two rounds and an evaluation of its start."""
     return tiny(**{**dict(imitation_agent="greedy", imitation_decisions=300, imitation_rounds=2, imitation_epochs=3,
-                          rules={"max_turns_per_round": 6}, eval_every=2, eval_games=2, total_steps=1024,
-                          seed=3), **fields})
+                          rules={"max_turns_per_round": 6}, eval_every=2, eval_games=2, total_steps=1536,
+                          snapshot_every=1, past_play=0.3, random_play=0.2, seed=3), **fields})
 
 
 def test_a_recording_stream_stopped_and_started_again_records_the_same_decisions(tmp_path: Path, monkeypatch):
@@ -71,7 +72,7 @@ STOPS = [
     ("dagger recording", "round 2 of 2, recording decisions"),
     ("dagger fitting", "round 2 of 2, fitting, 1 of 3 epochs done"),
     ("evaluating", "stopped while evaluating the policy PPO starts from"),
-    ("training", "stopped at update 1 (env steps 512)"),
+    ("training", "stopped at update 1 (env steps 512)"),  # update 2's row logged, its last.pt not written
 ]
 
 
@@ -95,9 +96,9 @@ def _stop_in(phase: str, monkeypatch: pytest.MonkeyPatch) -> None:
         raise Stopped(signal.SIGINT)
 
     def update(self, workers):
-        save_last(self, workers)
-        if self.counters["updates"] == 1:
+        if self.counters["updates"] == 2:
             raise Stopped(signal.SIGINT)
+        save_last(self, workers)
 
     patch = {"recording": (RecordingParts, "save", part), "dagger recording": (RecordingParts, "save", part),
              "fitting": (WarmStart, "_fitted", epoch), "dagger fitting": (WarmStart, "_fitted", epoch),
@@ -106,9 +107,11 @@ def _stop_in(phase: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_run_stopped_in_each_phase_in_turn_resumes_to_the_run_that_never_stopped(tmp_path: Path, monkeypatch):
-    """One run stopped once in every phase, and resumed each time from its last.pt alone: its
-    logs, weights, optimiser, pool, history, generator and rollout states end as those of the
-    run that never stopped; each stop says where it was and how to go on."""
+    """One run stopped once in every phase, and resumed each time from its last.pt alone (in
+    PPO after an update's row was logged but before its last.pt: the row is dropped and the
+    update done again, its games in progress, pool snapshots, past and random seats with it):
+    its logs, weights, optimiser, pool, history, generator and rollout states end as those of
+    the run that never stopped; each stop says where it was and how to go on."""
     monkeypatch.setattr(imitation, "PART_SECONDS", 0.0)
     whole = Trainer(warm_started(run_dir=str(tmp_path), run_name="whole")).train()
     trainer = Trainer(warm_started(run_dir=str(tmp_path), run_name="stopped"))
@@ -124,13 +127,34 @@ def test_a_run_stopped_in_each_phase_in_turn_resumes_to_the_run_that_never_stopp
         trainer = Trainer(resume_config(str(last)))
     trainer.train()
     rows = _metrics(whole)
-    assert [row["update"] for row in rows] == ["0", "1", "2"] and rows[0]["imitation_agreement"] and \
-        rows[0]["eval_win_rate"]
+    assert [row["update"] for row in rows] == ["0", "1", "2", "3"] and rows[0]["imitation_agreement"] and \
+        rows[0]["eval_win_rate"] and sum(int(row["train_games"]) for row in rows[1:]) > 0
     assert _metrics(tmp_path / "stopped") == rows
     _assert_same_state(whole, tmp_path / "stopped")
     imitated = [load_checkpoint(run / "warm_start.pt") for run in (whole, tmp_path / "stopped")]
     assert all((imitated[0]["weights"][k] == imitated[1]["weights"][k]).all() for k in imitated[0]["weights"])
     assert not (tmp_path / "stopped" / WARM_START).exists()  # the warm start's progress goes once it is done
+
+
+def test_a_damaged_warm_start_progress_is_an_error_that_names_it(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(imitation, "PART_SECONDS", 0.0)
+    trainer = Trainer(warm_started(run_dir=str(tmp_path), run_name="r"))
+    with monkeypatch.context() as patched:
+        _stop_in("recording", patched)
+        with pytest.raises(Stopped):
+            trainer.train()
+    state = tmp_path / "r" / WARM_START / "state.pt"
+    state.write_text("not a state")
+    with pytest.raises(CheckpointError, match=f"the warm start's progress {state} cannot be read .* --force"):
+        Trainer(resume_config(str(tmp_path / "r" / "last.pt"))).train()
+    state.unlink()
+    for part in RecordingParts(tmp_path / "r" / WARM_START, 0).paths():
+        part.unlink()
+    torch.save({"round": 1, "recorded": False, "epochs": 0, "optimizer": None, "stats": None, "rounds": [],
+                "seconds": 0.0, "network": trainer.network.weights(), "generator": trainer.generator.get_state()},
+               state)
+    with pytest.raises(CheckpointError, match="round 1 was recorded, but its decisions are no longer whole"):
+        Trainer(resume_config(str(tmp_path / "r" / "last.pt"))).train()
 
 
 def test_a_new_run_in_a_folder_that_holds_one_is_refused_and_touches_nothing(tmp_path: Path):

@@ -394,6 +394,7 @@ def _assert_same_state(a: Path, b: Path) -> None:
         assert batches[0].games == batches[1].games and batches[0].games
 
 
+@pytest.mark.slow  # test_run_stops.py stops a run in PPO so too, among the other phases, in the fast suite
 def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(tmp_path: Path, monkeypatch):
     """A stop after the third update's collection, update and logged row, before its last.pt:
     the run resumes from update 2 (dropping row 3), with its games in progress, and ends as

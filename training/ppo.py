@@ -402,7 +402,7 @@ def stop_report(trainer: Trainer | None, prog: str) -> str:
     if trainer.phase == "warm start" and trainer.warm_start is not None:
         return f"stopped in the warm start ({trainer.warm_start.where()}; its progress is saved); {resume}"
     if trainer.phase == "evaluating its start":
-        return f"stopped while evaluating the policy PPO starts from (the warm start is saved); {resume}"
+        return f"stopped while evaluating the policy PPO starts from; {resume}"
     update, steps = trainer.saved
     return f"stopped at update {update} (env steps {steps:,}); {resume}"
 

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from .checkpoint import CheckpointError
 from .config import TrainConfig
 from .imitation import Demonstrations, collect_demonstrations, imitate, recorded_streams
 from .model import PolicyNet
@@ -44,7 +45,11 @@ class WarmStart:
                                       "rounds": [], "seconds": 0.0}
         path = folder / STATE
         if path.exists():
-            self.state = torch.load(path, map_location="cpu", weights_only=True)
+            try:
+                self.state = torch.load(path, map_location="cpu", weights_only=True)
+            except Exception as err:  # a foreign or damaged file: torch raises many kinds
+                raise CheckpointError(f"the warm start's progress {path} cannot be read ({type(err).__name__}): "
+                                      "start the run afresh with --force") from None
             network.load_state_dict(self.state["network"])
             generator.set_state(self.state["generator"])
         self._started = time.perf_counter()
@@ -96,8 +101,8 @@ class WarmStart:
     def _recorded(self, index: int) -> Demonstrations:
         demos = recorded_streams(self.config, index, self.folder)
         if demos is None:
-            raise RuntimeError(f"the warm start's round {index + 1} was recorded, but its decisions are no longer "
-                               f"whole in {self.folder}: start the run afresh (--force)")
+            raise CheckpointError(f"the warm start's round {index + 1} was recorded, but its decisions are no "
+                                  f"longer whole in {self.folder}: start the run afresh with --force")
         return demos
 
     def _fitted(self, epochs: int, stats: dict[str, float], optimizer: dict[str, Any]) -> None:
