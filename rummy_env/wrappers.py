@@ -11,7 +11,8 @@ opponents that act inside ``step``:
 **Spaces.** ``observation_space`` is the seat's observation vector (the AEC env's
 ``observation`` part, a float32 ``Box``); ``action_space`` the game's flat ``Discrete``
 layout. The legal actions of the current decision are ``action_masks()`` (bool, the method
-SB3-contrib's ``MaskablePPO`` calls) and ``info["action_mask"]``.
+SB3-contrib's ``MaskablePPO`` calls) and ``info["action_mask"]``. Every array returned is new,
+the caller's own to keep or change (Gymnasium's checker asks that no two calls share one).
 
 **Opponents.** One spec for every other seat, or one per seat in seat order skipping the
 learner's: an agent spec of ``rummy_env.agents.make_agent`` (``"random"``, ``"greedy"``,

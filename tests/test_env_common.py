@@ -76,6 +76,11 @@ def registry_env(game: str, **kwargs):
 
 
 MAKERS = {"env": lambda game, **kwargs: GAMES[game].module.env(**kwargs), "make": registry_env}
+MADE = [(game, n, "env") for game, n in EVERY_COUNT] + [
+    (game, n, "make") if n == smallest(game)[1] else pytest.param(game, n, "make", marks=pytest.mark.slow)
+    for game, n in EVERY_COUNT]
+"""Every game and count from ``env()`` and from ``pettingzoo.make`` (the same env class through
+the registered id), the latter past each game's smallest count in the slow suite."""
 
 
 def run_api_test(env, num_cycles: int) -> None:
@@ -84,8 +89,7 @@ def run_api_test(env, num_cycles: int) -> None:
         api_test(env, num_cycles=num_cycles)
 
 
-@pytest.mark.parametrize("maker", MAKERS)
-@pytest.mark.parametrize("game, n", EVERY_COUNT)
+@pytest.mark.parametrize("game, n, maker", MADE)
 def test_pettingzoo_api_test(game, n, maker):
     g = GAMES[game]
     run_api_test(MAKERS[maker](game, num_players=n, max_turns_per_round=g.short_cap), g.api_cycles // 4)
@@ -99,8 +103,7 @@ def test_pettingzoo_api_test_at_volume(game, n):
     run_api_test(g.module.env(num_players=n), g.default_api_cycles)
 
 
-@pytest.mark.parametrize("maker", MAKERS)
-@pytest.mark.parametrize("game, n", EVERY_COUNT)
+@pytest.mark.parametrize("game, n, maker", MADE)
 def test_pettingzoo_seed_test(game, n, maker):
     g = GAMES[game]
     seed_test(lambda: MAKERS[maker](game, num_players=n), num_cycles=g.seed_cycles // 4)
@@ -116,8 +119,7 @@ def test_pettingzoo_seed_test_at_volume(game, n):
     seed_test(lambda: g.module.env(num_players=n, max_turns_per_round=g.short_cap - 1), num_cycles=g.short_seed_cycles)
 
 
-@pytest.mark.parametrize("maker", MAKERS)
-@pytest.mark.parametrize("game, n", EVERY_COUNT)
+@pytest.mark.parametrize("game, n, maker", MADE)
 def test_pettingzoo_render_test(game, n, maker, capsys):
     """Every render mode the metadata lists: ``ansi`` returns the table as text, ``human``
     prints it and returns ``None``."""

@@ -395,19 +395,33 @@ TRAINER = pytest.mark.skipif(importlib.util.find_spec("rummy_training") is None,
     ([*FOUR, "--record", "garbage.pt/games.jsonl"], "is in garbage.pt, which is not a folder"),
     ([*FOUR, "--json", "out", "--record", "./out"], "--json and --record name the same file out"),
 ])
-def test_every_user_error_is_one_line_and_exit_2_before_any_game_with_nothing_written(tmp_path, args, message):
-    """A million games are asked for: the error must come before the first of them."""
+def test_every_user_error_is_one_line_and_exit_2_before_any_game_with_nothing_written(tmp_path, args, message,
+                                                                                    monkeypatch, capsys):
+    """A million games are asked for: the error must come before the first of them. The
+    command's main runs in this process (a process per case costs a second of imports);
+    the next test runs one case as a real process."""
     (tmp_path / "garbage.pt").write_text("not a checkpoint")
     args = [a.format(repo=REPO) for a in args]
     game = [] if "--game" in args else ["--game", "three_thirteen"]
-    run = subprocess.run([sys.executable, "-m", "rummy_env.evaluate", *game, "--games", "1000000", *args,
-                          "--no-progress"], capture_output=True, text=True, cwd=tmp_path,
-                         env=dict(os.environ, PYTHONPATH=REPO), timeout=120)
-    assert run.returncode == 2, run.stderr
-    assert run.stderr.startswith("rummy-eval: error: ") and run.stderr.count("\n") == 1, run.stderr
-    assert message in run.stderr
-    assert run.stdout == ""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # main adds the folder, as python -m does
+    with pytest.raises(SystemExit) as exit_:
+        main([*game, "--games", "1000000", *args, "--no-progress"])
+    out = capsys.readouterr()
+    assert exit_.value.code == 2, out.err
+    assert out.err.startswith("rummy-eval: error: ") and out.err.count("\n") == 1, out.err
+    assert message in out.err
+    assert out.out == ""
     assert [p.name for p in Path(tmp_path).iterdir()] == ["garbage.pt"]
+
+
+def test_a_user_error_of_the_command_itself_is_one_line(tmp_path):
+    """As a process: no traceback reaches the terminal."""
+    run = subprocess.run([sys.executable, "-m", "rummy_env.evaluate", "--game", "three_thirteen", "--agents",
+                          "random", "random", "random", "missing.pt", "--no-progress"], capture_output=True,
+                         text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=REPO), timeout=120)
+    assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1, run.stderr
+    assert run.stderr.startswith("rummy-eval: error: ") and "missing.pt" in run.stderr
 
 
 def test_cli_illegal_action_exits_with_the_error(capsys):

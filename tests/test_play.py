@@ -15,6 +15,7 @@ from rich.console import Console
 import rummy_env
 from rummy_env.agents import make_agent
 from rummy_env.play import choose, play
+from rummy_env.play import main as play_main
 
 
 def _script(answers: Iterator[str], seen: list[str]):
@@ -84,11 +85,13 @@ def test_a_contract_game_shows_the_contract_the_table_melds_and_buy_questions(ga
     (["three_thirteen", "--opponents", "nowhere/x.pt"], "nowhere/x.pt"),
     (["three_thirteen", "--seed", "many"], "argument --seed: invalid int value: 'many'"),
 ])
-def test_command_line_errors_are_one_line_and_exit_2(args, words):
-    done = subprocess.run([sys.executable, "-m", "rummy_env.play", *args], capture_output=True, text=True,
-                          input="", timeout=120)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("rummy-play: error: ") and words in done.stderr
+def test_command_line_errors_are_one_line_and_exit_2(args, words, capsys):
+    """The command's main in this process (the piped game below runs it as a real process)."""
+    with pytest.raises(SystemExit) as exit_:
+        play_main(args)
+    out = capsys.readouterr()
+    assert exit_.value.code == 2 and out.out == ""
+    assert out.err.count("\n") == 1 and out.err.startswith("rummy-play: error: ") and words in out.err
 
 
 def test_the_command_plays_from_piped_input():

@@ -62,6 +62,7 @@ def test_a_sampled_deal_changes_only_what_the_seat_cannot_see(game: str, decisio
     assert state.hands == before.hands and state.stock == before.stock  # the real game untouched
 
 
+@pytest.mark.slow  # the probe itself runs in the fast suite in the next test
 def test_the_probe_is_reproducible_and_gains_only_where_it_disagrees() -> None:
     first = rollout_improvement.probe("three_thirteen", games=1, share=0.03, samples=2, check_samples=2, seed=4)
     again = rollout_improvement.probe("three_thirteen", games=1, share=0.03, samples=2, check_samples=2, seed=4)
