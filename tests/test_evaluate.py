@@ -222,7 +222,8 @@ def test_t_table_matches_the_student_t_distribution(df):
     x = np.linspace(0.0, t, 200_001)
     log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
     density = np.exp(log_norm - (df + 1) / 2 * np.log1p(x * x / df))
-    assert 0.5 + np.trapezoid(density, x) == pytest.approx(0.975, abs=5e-5)
+    area = float(np.sum((density[1:] + density[:-1]) * np.diff(x))) / 2  # the trapezoid rule, in any numpy
+    assert 0.5 + area == pytest.approx(0.975, abs=5e-5)
 
 
 # ---------------------------------------------------------------- determinism and reports
