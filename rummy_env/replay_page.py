@@ -240,7 +240,7 @@ def render_index(title: str, games: list[dict[str, Any]]) -> str:
     rows = []
     for number, entry in enumerate(games, 1):
         data = entry["data"]
-        name, subtitle = _titles(data)
+        name, _ = _titles(data)
         result = data["result"]
         scores = ", ".join(f"{seat}: {score}" for seat, score in zip(data["names"], result["scores"]))
         winners = ", ".join(data["names"][seat] for seat in result["winners"])
