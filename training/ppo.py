@@ -72,6 +72,9 @@ from .stopping import Stopped, deferred_signals, stop_on_signals
 from .warm_start import WarmStart
 from .workers import RolloutWorkers, start_workers
 
+EVAL_BLOCKS_PER_WORKER = 4
+"""An evaluation spreads over processes only when each gets this many blocks of games:
+starting one (torch, the checkpoint) takes seconds, more than a few games take."""
 
 # ---------------------------------------------------------------------- the PPO update
 def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, config: TrainConfig,
@@ -367,13 +370,17 @@ class Trainer:
 
     def evaluate(self) -> dict[str, float]:
         """Plays ``eval_games`` against ``eval_opponent`` in local processes (as many as the
-        rollout workers, at most one per core here: Ray's workers may be elsewhere; the
-        report does not depend on the count); keeps ``best.pt``; redraws the curve."""
+        rollout workers, at most one per core here: Ray's workers may be elsewhere; and only
+        as many as get ``EVAL_BLOCKS_PER_WORKER`` blocks of games each, since a process takes
+        seconds to start; the report does not depend on the count); keeps ``best.pt``;
+        redraws the curve."""
         config = self.config
         latest = self._save("latest.pt", extra={"history": self.history})
+        blocks = -(-config.eval_games // config.num_players)
+        workers = min(max(1, config.num_workers), os.cpu_count() or 1, max(1, blocks // EVAL_BLOCKS_PER_WORKER))
         report = evaluate(config.game, [str(latest)] + [config.eval_opponent] * (config.num_players - 1),
                           games=config.eval_games, seed=config.eval_seed, env_kwargs=config.env_kwargs(),
-                          workers=min(max(1, config.num_workers), os.cpu_count() or 1))
+                          workers=workers)
         ours, theirs = report.agents[0], report.agents[1]
         result = {"env_steps": self.counters["env_steps"], "eval_win_rate": ours.win_rate.mean,
                   "eval_win_low": ours.win_rate.low, "eval_win_high": ours.win_rate.high,
