@@ -1,4 +1,7 @@
-"""Microseconds per call of the meld engine (rummy_env/meld_solver.py, contract_solver.py) on random hands.
+"""Microseconds per call of the meld engine on random hands: the compiled core
+(src/core/meld_solver.cpp, backend ``native``) and its Python reference
+(rummy_env/meld_solver.py, contract_solver.py, backend ``python``) side by side, with
+their answers compared.
 
 For each meld-rule configuration, hand size and number of wilds it times the four solver
 queries on distinct random hands:
@@ -15,6 +18,8 @@ memo was:
     warm  one fresh ContractSolver per measured batch, its memos carried from hand to hand
           (as an environment's solver is during a game); every hand is still distinct
 
+can_make_contract is not compiled yet: both backends answer it in Python.
+
     python benchmarks/meld_speed.py --seconds 1
 """
 
@@ -27,6 +32,7 @@ import platform
 import random
 import sys
 import time
+from itertools import product
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +40,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
 
 from rummy_env.cards import CardSet  # noqa: E402
-from rummy_env.contract_solver import ContractSolver  # noqa: E402
+from rummy_env.backend import BACKENDS, solver as make_solver  # noqa: E402
 from rummy_env.melds import MeldRules  # noqa: E402
 
 STANDARD = CardSet("standard", 4, 13, True)
@@ -119,11 +125,12 @@ def summarise_outcome(query: str, results: list) -> str:
     return f"mean {sum(results) / len(results):.1f}"
 
 
-def measure(cfg, hands: Hands, query: str, wilds: int, memo: str, seconds, calls, min_calls, max_calls, clock):
+def measure(cfg, hands: Hands, query: str, wilds: int, memo: str, backend: str, seconds, calls, min_calls,
+            max_calls, clock):
     """Time one query on hands 0, 1, 2, ... until the budget is spent; returns
     (per-call nanoseconds, results)."""
     call = make_call(query, cfg, wilds)
-    solver = ContractSolver(cfg.card_set, cfg.rules)
+    solver = make_solver(cfg.card_set, cfg.rules, backend)
     times: list[int] = []
     results: list = []
     deadline = time.perf_counter() + (seconds if seconds is not None else float("inf"))
@@ -138,7 +145,7 @@ def measure(cfg, hands: Hands, query: str, wilds: int, memo: str, seconds, calls
         if memo == "cold":
             # A new solver rather than clearing its memo dicts by name: robust to memos
             # the solver may add (some are seeded with base cases, so clearing would break them).
-            solver = ContractSolver(cfg.card_set, cfg.rules)
+            solver = make_solver(cfg.card_set, cfg.rules, backend)
         t0 = clock()
         r = call(solver, counts, i)
         times.append(clock() - t0)
@@ -155,6 +162,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                     help="cards per hand, wilds included (default: 13 16)")
     ap.add_argument("--wilds", type=int, nargs="+", default=[0, 2, 4], help="wilds per hand (default: 0 2 4)")
     ap.add_argument("--queries", nargs="+", choices=QUERIES, default=QUERIES, help="queries to time (default: all)")
+    ap.add_argument("--backends", nargs="+", choices=BACKENDS, default=list(BACKENDS),
+                    help="solvers to time, side by side (default: both)")
     ap.add_argument("--memo", choices=["cold", "warm", "both"], default="both",
                     help="memo state of the measured calls (default: both)")
     budget = ap.add_mutually_exclusive_group()
@@ -188,14 +197,14 @@ def parse_args(argv=None) -> argparse.Namespace:
 def main(argv=None) -> int:
     args = parse_args(argv)
     memos = ["cold", "warm"] if args.memo == "both" else [args.memo]
-    per_measure = None if args.seconds is None else args.seconds / (len(args.queries) * len(memos))
+    per_measure = None if args.seconds is None else args.seconds / (len(args.queries) * len(memos) * len(args.backends))
     clock = time.perf_counter_ns if args.clock == "wall" else time.process_time_ns
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    print("meld_speed: microseconds per ContractSolver call on distinct random hands")
+    print("meld_speed: microseconds per solver call on distinct random hands, backends " + ", ".join(args.backends))
     print(f"  python      {platform.python_version()} ({platform.python_implementation()}), numpy {np.__version__}")
     print(f"  platform    {platform.platform()}")
     if args.seconds is not None:
-        print(f"  budget      {args.seconds:g} s per configuration = {per_measure:.3g} s per query x memo measurement "
+        print(f"  budget      {args.seconds:g} s per configuration = {per_measure:.3g} s per query x memo x backend "
               f"(at least {args.min_calls}, at most {args.max_calls} calls), seed {args.seed}")
     else:
         print(f"  budget      {args.calls} hands per measurement, seed {args.seed}")
@@ -207,7 +216,7 @@ def main(argv=None) -> int:
     print(f"  contracts   hand i asks for CONTRACTS[i % 7] of {CONTRACTS} (sets, runs)")
     print(flush=True)
 
-    head = (f"{'rules':<15} {'hand':>4} {'wilds':>5}  {'query':<21} {'memo':<5} {'calls':>6} "
+    head = (f"{'rules':<15} {'hand':>4} {'wilds':>5}  {'query':<21} {'memo':<5} {'backend':<7} {'calls':>6} "
             f"{'mean us':>9} {'p50 us':>9} {'p99 us':>9} {'max us':>9}  outcome")
     print(head)
     print("-" * len(head))
@@ -219,29 +228,30 @@ def main(argv=None) -> int:
             for wilds in args.wilds:
                 hands = Hands(cfg, hand_size, wilds, seed=hash((args.seed, ci, hand_size, wilds)) & 0xFFFFFFFF)
                 for query in args.queries:
-                    by_memo = {}
-                    for memo in memos:
-                        ns, results = measure(cfg, hands, query, wilds, memo, per_measure, args.calls,
+                    answers = {}
+                    for memo, backend in product(memos, args.backends):
+                        ns, results = measure(cfg, hands, query, wilds, memo, backend, per_measure, args.calls,
                                               args.min_calls, args.max_calls, clock)
-                        by_memo[memo] = results
+                        answers[memo, backend] = results
                         us = np.asarray(ns, dtype=np.float64) / 1000.0
                         row = {
                             "rules": name, "hand_size": hand_size, "wilds": wilds, "query": query,
-                            "memo": memo, "memo_warm": memo == "warm", "calls": len(us),
+                            "memo": memo, "memo_warm": memo == "warm", "backend": backend, "calls": len(us),
                             "mean_us": float(us.mean()), "p50_us": float(np.percentile(us, 50)),
                             "p99_us": float(np.percentile(us, 99)), "max_us": float(us.max()),
                             "outcome": summarise_outcome(query, results),
                         }
                         rows.append(row)
-                        print(f"{name:<15} {hand_size:>4} {wilds:>5}  {query:<21} {memo:<5} {row['calls']:>6} "
+                        print(f"{name:<15} {hand_size:>4} {wilds:>5}  {query:<21} {memo:<5} {backend:<7} {row['calls']:>6} "
                               f"{row['mean_us']:>9.1f} {row['p50_us']:>9.1f} {row['p99_us']:>9.1f} "
                               f"{row['max_us']:>9.1f}  {row['outcome']}", flush=True)
-                    if len(by_memo) == 2:  # sanity: memo state must not change answers
-                        a, b = by_memo["cold"], by_memo["warm"]
-                        k = min(len(a), len(b))
-                        if a[:k] != b[:k]:
+                    # neither the memo's state nor the backend may change an answer
+                    first_key, first = next(iter(answers.items()))
+                    for key, other in answers.items():
+                        k = min(len(first), len(other))
+                        if first[:k] != other[:k]:
                             mismatches += 1
-                            print(f"  WARNING: cold and warm answers differ for {name}/{hand_size}/{wilds}/{query}")
+                            print(f"  WARNING: {first_key} and {key} answers differ for {name}/{hand_size}/{wilds}/{query}")
     share = (time.process_time() - cpu0) / max(time.perf_counter() - wall0, 1e-9)
     print()
     print(f"CPU share: the process ran {100 * share:.0f}% of the wall time"
@@ -249,7 +259,7 @@ def main(argv=None) -> int:
              + (" (try --clock cpu)" if args.clock == "wall" else "")))
     print("p99 is of the calls in one measurement; with few calls (slow queries, small budgets) it is close to the max.")
     if mismatches:
-        print(f"WARNING: {mismatches} measurement(s) gave different answers cold and warm")
+        print(f"WARNING: {mismatches} measurement(s) gave different answers (memo state or backend)")
 
     if args.json:
         with open(args.json, "w") as f:

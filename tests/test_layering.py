@@ -6,6 +6,7 @@ checkpoint is played through the agent-kind entry point that the trainer declare
 from __future__ import annotations
 
 import ast
+from importlib.machinery import EXTENSION_SUFFIXES
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ PACKAGE = Path(rummy_env.__file__).parent
 LAYERS = ("core", "rules", "engine", "env", "agents", "evaluation")
 LAYER_OF = {
     "cards": "core", "melds": "core", "meld_solver": "core", "contract_solver": "core", "state": "core", "cli": "core",
+    "backend": "core", "_core": "core",
     "rules": "rules", "actions": "rules",
     "engine": "engine", "observation": "engine", "observation_view": "engine",
     "env": "env", "registry": "env", "__init__": "env",
@@ -60,7 +62,8 @@ def imports_of(path: Path, root: Path = PACKAGE.parent) -> list[str]:
 
 def _is_module(root: Path, dotted: str) -> bool:
     path = root.joinpath(*dotted.split("."))
-    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    compiled = any(path.with_name(path.name + suffix).is_file() for suffix in EXTENSION_SUFFIXES)
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file() or compiled
 
 
 def import_problems(path: Path, package: Path = PACKAGE) -> list[str]:

@@ -8,6 +8,7 @@ from functools import lru_cache
 import pytest
 
 from rummy_env.cards import CardSet
+from rummy_env.backend import BACKENDS, solver as make_solver
 from rummy_env.contract_solver import ContractSolver
 from rummy_env.melds import Meld, MeldRules, encode_counts
 
@@ -123,7 +124,7 @@ the first in the default run, the second in the slow suite."""
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_min_penalty_and_full_meld_match_brute_force(variant, half):
     cs, rules = VARIANTS[variant]
-    solver = ContractSolver(cs, rules)
+    solvers = [make_solver(cs, rules, backend) for backend in BACKENDS]  # the compiled core and its reference
     rng = random.Random(2 * (sum(map(ord, variant)) % 1000) + half)
     values = values_for(cs)
     checked = 0
@@ -132,17 +133,20 @@ def test_min_penalty_and_full_meld_match_brute_force(variant, half):
         wilds = rng.choice([0, 0, 1, 2, 3])
         wild_value = rng.choice([0, 7, 15])
         expected = brute_force(cs, rules, hand, wilds, values, wild_value)
+        melds_all = brute_force(cs, rules, hand, wilds, [1] * len(values), 1) == 0
         counts = to_counts(cs, hand)
-        assert solver.min_penalty(counts, wilds, values, wild_value) == expected, (variant, hand, wilds)
-        assert solver.can_meld_all(counts, wilds) == (brute_force(cs, rules, hand, wilds, [1] * len(values), 1) == 0)
+        for solver in solvers:
+            assert solver.min_penalty(counts, wilds, values, wild_value) == expected, (variant, hand, wilds, solver)
+            assert solver.can_meld_all(counts, wilds) == melds_all, (variant, hand, wilds, solver)
         checked += 1
     assert checked == 450
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_best_arrangement_is_legal_and_optimal(variant):
+def test_best_arrangement_is_legal_and_optimal(variant, backend):
     cs, rules = VARIANTS[variant]
-    solver = ContractSolver(cs, rules)
+    solver = make_solver(cs, rules, backend)
     rng = random.Random(7)
     values = values_for(cs)
     for _ in range(400):
@@ -258,9 +262,10 @@ def test_meld_wild_positions():
 
 @pytest.mark.parametrize("half", HALVES)
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_meldable_without_one_matches_full_meld_of_each_card_removed(variant, half):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_meldable_without_one_matches_full_meld_of_each_card_removed(variant, half, backend):
     cs, rules = VARIANTS[variant]
-    solver = ContractSolver(cs, rules)
+    solver = make_solver(cs, rules, backend)
     rng = random.Random(6 + half)
     for _ in range(300):
         hand = random_hand(rng, cs, rng.randint(2, 14), 2)

@@ -85,6 +85,7 @@ from typing import Sequence
 
 
 from ..actions import ActionKind, SetAction
+from ..backend import solver
 from ..contract_solver import ContractSolver
 from ..rules import GameRules
 from ..rules.lay_off import LayOffFit
@@ -498,7 +499,7 @@ def _tools(rules: GameRules) -> tuple[_Deck, _Planner, ContractSolver]:
         deck = _Deck(rules)
         if len(_TOOLS) > 16:
             _TOOLS.clear()
-        hit = _TOOLS[rules] = (deck, _Planner(deck), ContractSolver(rules.deck.card_set, rules.melds))
+        hit = _TOOLS[rules] = (deck, _Planner(deck), solver(rules.deck.card_set, rules.melds))
     return hit
 
 

@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 
+from ..backend import solver
 from ..meld_solver import MeldSolver
 from .base import Agent, Decision, SeatInfo
 
@@ -88,10 +89,10 @@ def shared_solver(seat: SeatInfo) -> MeldSolver:
     only makes later queries faster; its answers never depend on it)."""
     rules = seat.rules
     key = (rules.deck.card_set, rules.melds)
-    solver = _SOLVERS.get(key)
-    if solver is None:
-        solver = _SOLVERS[key] = MeldSolver(rules.deck.card_set, rules.melds)
-    return solver
+    shared = _SOLVERS.get(key)
+    if shared is None:
+        shared = _SOLVERS[key] = solver(rules.deck.card_set, rules.melds)
+    return shared
 
 
 class HandPenalties:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..actions import ActionLayout, run_positions
-from ..contract_solver import ContractSolver
+from ..backend import solver
 from ..state import GameState
 from .spec import GameRules
 
@@ -18,7 +18,7 @@ class RulesContext:
         self.rules = rules
         self.card_set = cs = rules.deck.card_set
         self.layout = ActionLayout(rules)
-        self.solver = ContractSolver(cs, rules.melds)
+        self.solver = solver(cs, rules.melds)
         self.num_players = rules.num_players
         self.natural_values = [rules.rank_penalties[cs.rank(f)] for f in range(cs.num_naturals)]
         """Penalty of each natural face."""

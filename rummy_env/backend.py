@@ -1,0 +1,76 @@
+"""Which engine answers the rules' queries: the compiled core (``native``, the default) or
+the pure-Python reference (``python``) that the core is checked against.
+
+The default comes from the environment variable ``RUMMY_ENV_BACKEND`` (``native`` or
+``python``), so that a whole test run or program can be switched without changing code;
+``solver(card_set, rules, backend=...)`` picks one explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal, Sequence
+
+from .cards import CardSet
+from .contract_solver import ContractSolver
+from .melds import Meld, MeldRules
+
+Backend = Literal["native", "python"]
+BACKENDS: tuple[Backend, ...] = ("native", "python")
+
+
+def default_backend() -> Backend:
+    """``RUMMY_ENV_BACKEND`` when set, else ``native``."""
+    name = os.environ.get("RUMMY_ENV_BACKEND", "native")
+    if name not in BACKENDS:
+        raise ValueError(f"RUMMY_ENV_BACKEND must be one of {', '.join(BACKENDS)}, not {name!r}")
+    return name  # type: ignore[return-value]
+
+
+class CompiledSolver(ContractSolver):
+    """The meld queries answered by the compiled core (``src/core/meld_solver.cpp``), the
+    contract queries still by the Python reference it inherits from. The core enumerates
+    melds in the reference's order, so even ``best_arrangement``'s choice is the same."""
+
+    def __init__(self, card_set: CardSet, rules: MeldRules) -> None:
+        super().__init__(card_set, rules)
+        from . import _core
+
+        self._core = _core.MeldSolver(
+            card_set.num_suits, card_set.num_ranks, rules.set_min,
+            -1 if rules.set_max is None else rules.set_max, rules.set_distinct_suits,
+            rules.run_min, rules.ace_high, rules.all_wild_melds)
+
+    def __reduce__(self):
+        # a copy (another process's) starts with empty memos: answers never depend on them
+        return CompiledSolver, (self.card_set, self.rules)
+
+    def can_meld_all(self, counts: list[int], wilds: int) -> bool:
+        return self._core.can_meld_all(counts, wilds)
+
+    def meldable_without_one(self, counts: list[int], wilds: int) -> tuple[list[int], bool]:
+        return self._core.meldable_without_one(counts, wilds)
+
+    def min_penalty(self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int) -> int:
+        return self._core.min_penalty(counts, wilds, values, wild_value)
+
+    def best_arrangement(
+        self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int
+    ) -> tuple[int, list[Meld], list[int], int]:
+        penalty, placed, unmatched, left = self._core.best_arrangement(counts, wilds, values, wild_value)
+        melds = [
+            Meld("set", tuple(naturals), used, rank=rank) if is_set
+            else Meld("run", tuple(naturals), used, suit=suit, low=low, high=high)
+            for is_set, naturals, used, rank, suit, low, high in placed
+        ]
+        return penalty, melds, unmatched, left
+
+
+def solver(card_set: CardSet, rules: MeldRules, backend: Backend | None = None) -> ContractSolver:
+    """A meld and contract solver for one deck and one set of meld rules."""
+    backend = backend or default_backend()
+    if backend == "python":
+        return ContractSolver(card_set, rules)
+    if backend != "native":
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    return CompiledSolver(card_set, rules)

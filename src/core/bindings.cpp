@@ -1,0 +1,40 @@
+// rummy_env._core: the compiled core's Python bindings.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "meld_solver.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+NB_MODULE(_core, m) {
+    m.doc() = "rummy_env's compiled core (src/core); rummy_env.meld_solver is its Python reference.";
+
+    nb::class_<rummy::MeldSolver>(m, "MeldSolver")
+        .def(
+            "__init__",
+            [](rummy::MeldSolver* self, int num_suits, int num_ranks, int set_min, int set_max,
+               bool set_distinct_suits, int run_min, bool ace_high, bool all_wild_melds) {
+                rummy::MeldRules rules{set_min, set_max, set_distinct_suits, run_min, ace_high, all_wild_melds};
+                new (self) rummy::MeldSolver(num_suits, num_ranks, rules);
+            },
+            "num_suits"_a, "num_ranks"_a, "set_min"_a, "set_max"_a, "set_distinct_suits"_a, "run_min"_a,
+            "ace_high"_a, "all_wild_melds"_a)
+        .def("can_meld_all", &rummy::MeldSolver::can_meld_all, "counts"_a, "wilds"_a)
+        .def("meldable_without_one", &rummy::MeldSolver::meldable_without_one, "counts"_a, "wilds"_a)
+        .def("min_penalty", &rummy::MeldSolver::min_penalty, "counts"_a, "wilds"_a, "values"_a, "wild_value"_a)
+        .def(
+            "best_arrangement",
+            [](rummy::MeldSolver& self, const std::vector<int>& counts, int wilds, const std::vector<int>& values,
+               int wild_value) {
+                auto a = self.best_arrangement(counts, wilds, values, wild_value);
+                nb::list melds;
+                for (const auto& m : a.melds)
+                    melds.append(nb::make_tuple(m.is_set, m.naturals, m.wilds, m.rank, m.suit, m.low, m.high));
+                return nb::make_tuple(a.penalty, melds, a.unmatched, a.unmatched_wilds);
+            },
+            "counts"_a, "wilds"_a, "values"_a, "wild_value"_a,
+            "(penalty, melds as (is_set, naturals, wilds, rank, suit, low, high), unmatched, unmatched wilds)");
+}

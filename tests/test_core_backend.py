@@ -1,0 +1,131 @@
+"""The compiled core (``rummy_env._core``) against the Python reference it replaces: the
+same answers, the same arrangement chosen, on random hands of every registered game's deck
+and meld rules; and bad input answered with an error, never a crash."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+
+import rummy_env
+from rummy_env.backend import BACKENDS, CompiledSolver, default_backend, solver
+from rummy_env.contract_solver import ContractSolver
+
+
+def rules_of(game: str):
+    spec = rummy_env.GAMES[game]
+    rules = spec.rules(num_players=max(spec.player_counts))  # the most decks the game deals
+    return rules.deck, rules.melds, rules
+
+
+def random_hands(game: str, count: int, seed: int):
+    """Hands from the game's own deck: every size the game deals and a few wilds."""
+    deck, _, rules = rules_of(game)
+    cs = deck.card_set
+    naturals = [f for f in deck.cards() if f < cs.num_naturals]
+    values = [rules.rank_penalties[cs.rank(f)] for f in range(cs.num_naturals)]
+    rng = random.Random(seed)
+    for _ in range(count):
+        counts = [0] * cs.num_naturals
+        for f in rng.sample(naturals, rng.randint(1, 14)):
+            counts[f] += 1
+        yield counts, rng.choice([0, 0, 1, 1, 2, 3, 4]), values
+
+
+SWEEP = [pytest.param(400, id="fast"), pytest.param(4000, id="more", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("hands", SWEEP)
+@pytest.mark.parametrize("game", list(rummy_env.GAMES))
+def test_the_core_answers_every_meld_query_as_the_reference(game: str, hands: int):
+    deck, melds, _ = rules_of(game)
+    compiled = solver(deck.card_set, melds, "native")
+    reference = solver(deck.card_set, melds, "python")
+    assert isinstance(compiled, CompiledSolver) and type(reference) is ContractSolver
+    for counts, wilds, values in random_hands(game, hands, seed=len(game)):
+        for wild_value in (0, 25):
+            assert compiled.min_penalty(counts, wilds, values, wild_value) == reference.min_penalty(
+                counts, wilds, values, wild_value), (counts, wilds, wild_value)
+            # the same arrangement, meld for meld, not only one as good
+            assert compiled.best_arrangement(counts, wilds, values, wild_value) == reference.best_arrangement(
+                counts, wilds, values, wild_value), (counts, wilds, wild_value)
+        assert compiled.can_meld_all(counts, wilds) == reference.can_meld_all(counts, wilds), (counts, wilds)
+        assert compiled.meldable_without_one(counts, wilds) == reference.meldable_without_one(counts, wilds)
+
+
+def test_a_compiled_solver_crosses_to_another_process_as_a_fresh_one():
+    deck, melds, rules = rules_of("three_thirteen")
+    compiled = solver(deck.card_set, melds, "native")
+    counts = [1, 1, 1] + [0] * 49
+    assert compiled.can_meld_all(counts, 0)
+    copy = pickle.loads(pickle.dumps(compiled))
+    assert type(copy) is CompiledSolver and copy._core is not compiled._core
+    assert (copy.card_set, copy.rules) == (compiled.card_set, compiled.rules) and copy.can_meld_all(counts, 0)
+
+
+def test_the_backend_is_native_unless_the_environment_says_otherwise(monkeypatch):
+    deck, melds, _ = rules_of("three_thirteen")
+    monkeypatch.delenv("RUMMY_ENV_BACKEND", raising=False)
+    assert default_backend() == "native" and isinstance(solver(deck.card_set, melds), CompiledSolver)
+    monkeypatch.setenv("RUMMY_ENV_BACKEND", "python")
+    assert type(solver(deck.card_set, melds)) is ContractSolver
+    monkeypatch.setenv("RUMMY_ENV_BACKEND", "fortran")
+    with pytest.raises(ValueError, match="RUMMY_ENV_BACKEND must be one of native, python, not 'fortran'"):
+        default_backend()
+    with pytest.raises(ValueError, match="backend must be one of native, python, not 'gpu'"):
+        solver(deck.card_set, melds, "gpu")
+    assert BACKENDS == ("native", "python")
+
+
+def test_bad_input_to_the_core_is_an_error_and_the_solver_goes_on():
+    deck, melds, rules = rules_of("contract_rummy")
+    core = solver(deck.card_set, melds, "native")
+    good = [0] * deck.card_set.num_naturals
+    values = [1] * deck.card_set.num_naturals
+    bad_calls = [
+        (lambda: core.min_penalty([0] * 51, 0, values, 0), ValueError, "one count per natural face \\(52\\)"),
+        (lambda: core.min_penalty(good, 0, values[:3], 0), ValueError, "one penalty per natural face \\(52\\)"),
+        (lambda: core.can_meld_all([-1] + good[1:], 0), ValueError, "count must be from 0 to 15"),
+        (lambda: core.can_meld_all([16] + good[1:], 0), ValueError, "count must be from 0 to 15"),
+        (lambda: core.meldable_without_one(good, -2), ValueError, "wilds must be from 0 to 255"),
+        (lambda: core.best_arrangement(good, -1, values, 0), ValueError, "wilds must be from 0 to 255"),
+        (lambda: core.min_penalty(good, 256, values, 0), ValueError, "wilds must be from 0 to 255"),
+        (lambda: core.min_penalty(good, 0, [2**30] * 52, 0), ValueError, "penalty values must be within"),
+        (lambda: core.can_meld_all(None, 0), TypeError, "incompatible function arguments"),
+        (lambda: core.can_meld_all(["2H"] * 52, 0), TypeError, "incompatible function arguments"),
+        (lambda: core.min_penalty(good, 1.5, values, 0), TypeError, "incompatible function arguments"),
+        (lambda: core.can_meld_all(good, 2**40), TypeError, "incompatible function arguments"),
+    ]
+    for call, error, message in bad_calls:
+        with pytest.raises(error, match=message):
+            call()
+    # and it still answers, as the reference does
+    hand = [0] * 52
+    for f in (0, 1, 2, 13, 26):  # A-2-3 of clubs, and two more aces that need a wild for a set
+        hand[f] = 1
+    assert core.can_meld_all(hand, 0) is False and core.can_meld_all(hand, 1) is True
+
+
+def test_random_bytes_never_crash_the_core():
+    """Malformed calls of every shape: each is answered (a value or an exception), and the
+    interpreter survives to check the next."""
+    deck, melds, _ = rules_of("toonerville_rook")
+    core = solver(deck.card_set, melds, "native")._core
+    n = deck.card_set.num_naturals
+    rng = random.Random(5)
+    answered = 0
+    for _ in range(3000):
+        size = rng.choice([0, n - 1, n, n + 1, 200])
+        counts = [rng.choice([0, 0, 0, 0, 0, 1, 2, 16, -1, 255, 2**31]) for _ in range(size)]
+        wilds = rng.choice([0, 1, 5, 40, -1, 2**31 - 1])
+        values = [rng.randint(-5, 50) for _ in range(rng.choice([n, n + 1]))]
+        for call in (lambda: core.can_meld_all(counts, wilds), lambda: core.min_penalty(counts, wilds, values, 3),
+                     lambda: core.meldable_without_one(counts, wilds)):
+            try:
+                call()
+            except (ValueError, TypeError, OverflowError):
+                pass
+            answered += 1
+    assert answered == 9000
