@@ -1,5 +1,5 @@
 """Microseconds per call of the meld engine on random hands: the compiled core
-(src/core/meld_solver.cpp, backend ``native``) and its Python reference
+(src/core/meld_solver.cpp, contract_solver.cpp, backend ``native``) and its Python reference
 (rummy_env/meld_solver.py, contract_solver.py, backend ``python``) side by side, with
 their answers compared.
 
@@ -17,8 +17,6 @@ memo was:
     cold  every call starts with empty memos (a new ContractSolver, built untimed, per call)
     warm  one fresh ContractSolver per measured batch, its memos carried from hand to hand
           (as an environment's solver is during a game); every hand is still distinct
-
-can_make_contract is not compiled yet: both backends answer it in Python.
 
     python benchmarks/meld_speed.py --seconds 1
 """

@@ -28,15 +28,16 @@ def default_backend() -> Backend:
 
 
 class CompiledSolver(ContractSolver):
-    """The meld queries answered by the compiled core (``src/core/meld_solver.cpp``), the
-    contract queries still by the Python reference it inherits from. The core enumerates
-    melds in the reference's order, so even ``best_arrangement``'s choice is the same."""
+    """Every public query of ``ContractSolver`` answered by the compiled core
+    (``src/core/meld_solver.cpp``, ``contract_solver.cpp``); the Python reference it inherits
+    from is only its interface here. The core enumerates melds in the reference's order, so
+    even ``best_arrangement``'s choice is the same."""
 
     def __init__(self, card_set: CardSet, rules: MeldRules) -> None:
         super().__init__(card_set, rules)
         from . import _core
 
-        self._core = _core.MeldSolver(
+        self._core = _core.ContractSolver(
             card_set.num_suits, card_set.num_ranks, rules.set_min,
             -1 if rules.set_max is None else rules.set_max, rules.set_distinct_suits,
             rules.run_min, rules.ace_high, rules.all_wild_melds)
@@ -53,6 +54,18 @@ class CompiledSolver(ContractSolver):
 
     def min_penalty(self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int) -> int:
         return self._core.min_penalty(counts, wilds, values, wild_value)
+
+    def can_make_contract(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
+        return self._core.can_make_contract(counts, wilds, sets, runs)
+
+    def can_make_contract_with(self, counts: Sequence[int], wilds: int, sets: int, runs: int, face: int) -> bool:
+        return self._core.can_make_contract_with(counts, wilds, sets, runs, face)
+
+    def each_could_meld(self, counts: Sequence[int], wilds: int, must: Sequence[int], sets: int, runs: int) -> bool:
+        return self._core.each_could_meld(counts, wilds, must, sets, runs)
+
+    def can_partition(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
+        return self._core.can_partition(counts, wilds, sets, runs)
 
     def best_arrangement(
         self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int

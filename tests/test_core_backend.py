@@ -55,6 +55,38 @@ def test_the_core_answers_every_meld_query_as_the_reference(game: str, hands: in
         assert compiled.meldable_without_one(counts, wilds) == reference.meldable_without_one(counts, wilds)
 
 
+@pytest.mark.parametrize("hands", SWEEP)
+@pytest.mark.parametrize("game", list(rummy_env.GAMES))
+def test_the_core_answers_every_contract_query_as_the_reference(game: str, hands: int):
+    """Big hands too (a deep draw takes the discard pile): the fast bounds and the search."""
+    deck, melds, rules = rules_of(game)
+    compiled = solver(deck.card_set, melds, "native")
+    reference = solver(deck.card_set, melds, "python")
+    contracts = sorted({r.contract for r in rules.rounds if r.contract} | {(1, 1), (0, 1), (2, 0)})
+    naturals = [f for f in deck.cards() if f < deck.card_set.num_naturals]
+    rng = random.Random(len(game) + 1)
+    answers = set()
+    for _ in range(hands):
+        hand = rng.sample(naturals, rng.choice([3, 6, 9, 12, 16, 24]))
+        counts = [0] * deck.card_set.num_naturals
+        for f in hand:
+            counts[f] += 1
+        must = [0] * len(counts)
+        for f in rng.sample(hand, rng.randint(1, min(5, len(hand)))):
+            must[f] = 1
+        wilds = rng.choice([0, 0, 1, 2, 3])
+        sets, runs = rng.choice(contracts)
+        face = rng.choice(hand)
+        for query, args in (("can_make_contract", (counts, wilds, sets, runs)),
+                            ("can_partition", (counts, wilds, sets, runs)),
+                            ("can_make_contract_with", (counts, wilds, sets, runs, face)),
+                            ("each_could_meld", (counts, wilds, must, sets, runs))):
+            answer = getattr(compiled, query)(*args)
+            assert answer == getattr(reference, query)(*args), (query, sorted(hand), wilds, sets, runs, face)
+            answers.add((query, answer))
+    assert len(answers) == 8 or hands < 1000  # the fast sweep may miss a rare answer; the slow one may not
+
+
 def test_a_compiled_solver_crosses_to_another_process_as_a_fresh_one():
     deck, melds, rules = rules_of("three_thirteen")
     compiled = solver(deck.card_set, melds, "native")
@@ -93,6 +125,12 @@ def test_bad_input_to_the_core_is_an_error_and_the_solver_goes_on():
         (lambda: core.best_arrangement(good, -1, values, 0), ValueError, "wilds must be from 0 to 255"),
         (lambda: core.min_penalty(good, 256, values, 0), ValueError, "wilds must be from 0 to 255"),
         (lambda: core.min_penalty(good, 0, [2**30] * 52, 0), ValueError, "penalty values must be within"),
+        (lambda: core.can_make_contract(good, 0, 16, 0), ValueError, "sets and runs must each be from 0 to 15"),
+        (lambda: core.can_make_contract(good, 0, 1, -1), ValueError, "sets and runs must each be from 0 to 15"),
+        (lambda: core.can_make_contract_with(good, 0, 1, 1, 60), ValueError, "a natural face of the deck"),
+        (lambda: core.can_make_contract_with(good, 0, 1, 1, 5), ValueError, "the face must be in the hand"),
+        (lambda: core.each_could_meld(good, 0, [1] * 53, 1, 1), ValueError, "one entry per natural face"),
+        (lambda: core.can_partition(good, 300, 1, 1), ValueError, "wilds must be from 0 to 255"),
         (lambda: core.can_meld_all(None, 0), TypeError, "incompatible function arguments"),
         (lambda: core.can_meld_all(["2H"] * 52, 0), TypeError, "incompatible function arguments"),
         (lambda: core.min_penalty(good, 1.5, values, 0), TypeError, "incompatible function arguments"),
@@ -121,11 +159,16 @@ def test_random_bytes_never_crash_the_core():
         counts = [rng.choice([0, 0, 0, 0, 0, 1, 2, 16, -1, 255, 2**31]) for _ in range(size)]
         wilds = rng.choice([0, 1, 5, 40, -1, 2**31 - 1])
         values = [rng.randint(-5, 50) for _ in range(rng.choice([n, n + 1]))]
+        sets, runs, face = rng.choice([0, 1, 3, 16, -1]), rng.choice([0, 1, 2, -2]), rng.choice([0, 7, n, -1])
         for call in (lambda: core.can_meld_all(counts, wilds), lambda: core.min_penalty(counts, wilds, values, 3),
-                     lambda: core.meldable_without_one(counts, wilds)):
+                     lambda: core.meldable_without_one(counts, wilds),
+                     lambda: core.can_make_contract(counts, wilds, sets, runs),
+                     lambda: core.can_make_contract_with(counts, wilds, sets, runs, face),
+                     lambda: core.can_partition(counts, wilds, sets, runs),
+                     lambda: core.each_could_meld(counts, wilds, counts, sets, runs)):
             try:
                 call()
             except (ValueError, TypeError, OverflowError):
                 pass
             answered += 1
-    assert answered == 9000
+    assert answered == 21000

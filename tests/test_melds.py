@@ -167,7 +167,7 @@ def test_best_arrangement_is_legal_and_optimal(variant, backend):
 @pytest.mark.parametrize("variant", ["contract_rummy", "toonerville_rook", "three_thirteen"])
 def test_contract_feasibility_matches_brute_force(variant, half):
     cs, rules = VARIANTS[variant]
-    solver = ContractSolver(cs, rules)
+    solvers = [make_solver(cs, rules, backend) for backend in BACKENDS]  # the compiled core and its reference
     rng = random.Random(22 + half)
     for _ in range(300):
         # single copies too: sets-only contracts then take the closed form of _most_sets_any_suits
@@ -175,20 +175,22 @@ def test_contract_feasibility_matches_brute_force(variant, half):
         wilds = rng.choice([0, 0, 1, 2, 3, 4])
         sets, runs = rng.choice([(2, 0), (3, 0), (1, 1), (0, 2), (1, 0), (0, 1)])
         expected = brute_force(cs, rules, hand, wilds, [0] * cs.num_naturals, 0, sets, runs) == 0
-        assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
+        for solver in solvers:
+            assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
     for _ in range(100):  # few naturals, many wilds: sets of one natural and two wilds
         hand = random_hand(rng, cs, rng.randint(1, 4), rng.choice([1, 2]))
         wilds = rng.randint(3, 7)
         sets, runs = rng.choice([(2, 0), (3, 0), (4, 0), (2, 1)])
         expected = brute_force(cs, rules, hand, wilds, [0] * cs.num_naturals, 0, sets, runs) == 0
-        assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
+        for solver in solvers:
+            assert solver.can_make_contract(to_counts(cs, hand), wilds, sets, runs) == expected, (hand, wilds, sets, runs)
 
 
 @pytest.mark.parametrize("variant", ["contract_rummy", "toonerville_rook"])
 def test_contract_with_a_given_card_matches_brute_force(variant):
     """``can_make_contract_with``: some meld of the contract holds the given natural."""
     cs, rules = VARIANTS[variant]
-    solver = ContractSolver(cs, rules)
+    solvers = [make_solver(cs, rules, backend) for backend in BACKENDS]  # the compiled core and its reference
     rng = random.Random(12)
     for _ in range(300):
         hand = sorted(random_hand(rng, cs, rng.randint(3, 8), 2))
@@ -213,8 +215,9 @@ def test_contract_with_a_given_card_matches_brute_force(variant):
                     if ok and brute_force(cs, rules, left, wilds - k, [0] * cs.num_naturals, 0,
                                           sets - ds, runs - dr) == 0:
                         expected = True
-        got = solver.can_make_contract_with(to_counts(cs, hand), wilds, sets, runs, face)
-        assert got == expected, (hand, wilds, sets, runs, face)
+        for solver in solvers:
+            got = solver.can_make_contract_with(to_counts(cs, hand), wilds, sets, runs, face)
+            assert got == expected, (hand, wilds, sets, runs, face, solver)
 
 
 def test_runs_never_wrap_and_hold_one_ace():
@@ -311,7 +314,7 @@ def test_each_could_meld_never_rejects_a_contract_holding_every_card(variant):
     it must pass whenever some contract holds every card of ``must``, and it must reject
     hands where some card has no meld of the contract's kinds."""
     cs, rules = VARIANTS[variant]
-    solver = ContractSolver(cs, rules)
+    compiled, solver = (make_solver(cs, rules, backend) for backend in BACKENDS)
     rng = random.Random(13)
     possible = rejected = 0
     for _ in range(400):
@@ -321,6 +324,7 @@ def test_each_could_meld_never_rejects_a_contract_holding_every_card(variant):
         wilds = rng.choice([0, 0, 1, 2])
         sets, runs = rng.choice([(0, 1), (0, 2), (1, 1), (1, 0), (2, 0)])
         verdict = solver.each_could_meld(to_counts(cs, hand), wilds, to_counts(cs, must), sets, runs)
+        assert compiled.each_could_meld(to_counts(cs, hand), wilds, to_counts(cs, must), sets, runs) == verdict
         if brute_contract_holding(cs, rules, must, extras, wilds, sets, runs):
             possible += 1
             assert verdict, (hand, must, wilds, sets, runs)
@@ -337,6 +341,7 @@ def test_contract_shortcuts_match_the_plain_search_on_big_hands():
     contract."""
     cs, rules = VARIANTS["toonerville_rook"]
     solver, plain = ContractSolver(cs, rules), ContractSolver(cs, rules)
+    compiled = make_solver(cs, rules, "native")
     rng = random.Random(5)
     deck = [f for f in range(cs.num_naturals) for _ in range(5)]
     seen = set()
@@ -347,6 +352,7 @@ def test_contract_shortcuts_match_the_plain_search_on_big_hands():
         counts = to_counts(cs, hand)
         expected = plain._contract(list(counts), encode_counts(counts), 0, wilds, sets, runs, sum(counts))
         assert solver.can_make_contract(counts, wilds, sets, runs) == expected, (sorted(hand), wilds, sets, runs)
+        assert compiled.can_make_contract(counts, wilds, sets, runs) == expected, (sorted(hand), wilds, sets, runs)
         seen.add((sets, runs, expected))
     assert len(seen) == 20, sorted(seen)
     # runs stacked on the same numbers of one colour need as many copies as runs

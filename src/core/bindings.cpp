@@ -4,7 +4,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include "meld_solver.hpp"
+#include "contract_solver.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -37,4 +37,22 @@ NB_MODULE(_core, m) {
             },
             "counts"_a, "wilds"_a, "values"_a, "wild_value"_a,
             "(penalty, melds as (is_set, naturals, wilds, rank, suit, low, high), unmatched, unmatched wilds)");
+
+    nb::class_<rummy::ContractSolver, rummy::MeldSolver>(m, "ContractSolver")
+        .def(
+            "__init__",
+            [](rummy::ContractSolver* self, int num_suits, int num_ranks, int set_min, int set_max,
+               bool set_distinct_suits, int run_min, bool ace_high, bool all_wild_melds) {
+                rummy::MeldRules rules{set_min, set_max, set_distinct_suits, run_min, ace_high, all_wild_melds};
+                new (self) rummy::ContractSolver(num_suits, num_ranks, rules);
+            },
+            "num_suits"_a, "num_ranks"_a, "set_min"_a, "set_max"_a, "set_distinct_suits"_a, "run_min"_a,
+            "ace_high"_a, "all_wild_melds"_a)
+        .def("can_make_contract", &rummy::ContractSolver::can_make_contract, "counts"_a, "wilds"_a, "sets"_a,
+             "runs"_a)
+        .def("can_make_contract_with", &rummy::ContractSolver::can_make_contract_with, "counts"_a, "wilds"_a,
+             "sets"_a, "runs"_a, "face"_a)
+        .def("each_could_meld", &rummy::ContractSolver::each_could_meld, "counts"_a, "wilds"_a, "must"_a, "sets"_a,
+             "runs"_a)
+        .def("can_partition", &rummy::ContractSolver::can_partition, "counts"_a, "wilds"_a, "sets"_a, "runs"_a);
 }

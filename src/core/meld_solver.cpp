@@ -27,9 +27,9 @@ MeldSolver::Counts MeldSolver::to_counts(const std::vector<int>& counts) const {
     return c;
 }
 
-static Code encode(const std::array<uint8_t, kMaxFaces>& c, int n) {
+Code MeldSolver::encode(const Counts& c) const {
     Code code;
-    for (int f = 0; f < n; ++f)
+    for (int f = 0; f < N_; ++f)
         if (c[f]) code.add(f, c[f]);
     return code;
 }
@@ -156,7 +156,7 @@ int MeldSolver::leftover_wilds_unplaced(int wilds, int room) const {
 bool MeldSolver::can_meld_all(const std::vector<int>& counts, int wilds) {
     if (wilds < 0 || wilds > 255) throw std::invalid_argument("wilds must be from 0 to 255");
     Counts c = to_counts(counts);
-    return full(c, encode(c, N_), 0, wilds, 0, 0);
+    return full(c, encode(c), 0, wilds, 0, 0);
 }
 
 bool MeldSolver::full(Counts& c, Code code, int start, int wilds, int room, int depth) {
@@ -196,7 +196,7 @@ std::pair<std::vector<int>, bool> MeldSolver::meldable_without_one(const std::ve
         Counts gc{};
         for (int f : gs[g]) ++gc[f];
         group_counts[g] = gc;
-        codes[g] = encode(gc, N_);
+        codes[g] = encode(gc);
         needs[g] = group_need(codes[g], gc, wilds + lone_cost_ + 1);
         total += needs[g];
     }
@@ -227,7 +227,7 @@ bool MeldSolver::places_leftover(const Counts& counts, int left_out, int wilds, 
     if (leftover == 0 || (rules_.all_wild_melds && leftover >= rules_.set_min)) return true;
     Counts work = counts;
     if (left_out >= 0) --work[left_out];
-    return full(work, encode(work, N_), 0, wilds, 0, 0);
+    return full(work, encode(work), 0, wilds, 0, 0);
 }
 
 std::vector<std::vector<int>> MeldSolver::groups(const Counts& counts, int wilds) const {
@@ -334,7 +334,7 @@ int MeldSolver::min_penalty(const std::vector<int>& counts, int wilds, const std
     if (wilds < 0 || wilds > 255) throw std::invalid_argument("wilds must be from 0 to 255");
     Counts c = to_counts(counts);
     set_values(values, wild_value);
-    return pen(c, encode(c, N_), 0, wilds, 0, 0);
+    return pen(c, encode(c), 0, wilds, 0, 0);
 }
 
 int MeldSolver::pen(Counts& c, Code code, int start, int wilds, int room, int depth) {
@@ -377,7 +377,7 @@ Arrangement MeldSolver::best_arrangement(const std::vector<int>& counts, int wil
     Arrangement out;
     out.penalty = min_penalty(counts, wilds, values, wild_value);
     Counts c = to_counts(counts);
-    Code code = encode(c, N_);
+    Code code = encode(c);
     int i = 0, room = 0;
     std::vector<Option> opts;
     while (true) {

@@ -149,8 +149,9 @@ public:
 
     int num_naturals() const { return N_; }
 
-private:
+protected:
     using Counts = std::array<uint8_t, kMaxFaces>;
+    Code encode(const Counts& c) const;
 
     void meld_options(const Counts& c, int i, int wilds, std::vector<Option>& out) const;
     void set_options(const Counts& c, int i, int wilds, std::vector<Option>& out) const;
