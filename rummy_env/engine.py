@@ -14,8 +14,9 @@ phase              component                                                   m
 ``BUY``            ``Buying``: the buy question out of turn                    buy
 ``PLAY``           ``ShowHandTurn``: discard or go out (no contracts)          show_hand
 ``PLAY``,          ``ContractTurn``: go down (``Melding``), lay off            contract_turn,
-``GOING_DOWN``     (``LayOffs``), swap (``Swaps``), discard; ``TurnSearch``    melding, lay_off,
-                   keeps every offered move finishable                         swap, turn_search
+``GOING_DOWN``     (``LayOffs``), swap (``Swaps``) as ``TurnMoves``,           turn_moves, melding,
+                   discard; ``TurnSearch`` keeps every offered move            lay_off, swap,
+                   finishable                                                  turn_search
 (round end)        ``Rounds`` with ``CardValuePenalty`` / ``ArrangedPenalty``  rounds, scoring
 =================  ==========================================================  ============
 
@@ -33,7 +34,7 @@ from .rules.context import RulesContext
 from .rules.contract_turn import ContractTurn
 from .rules.deal import Dealing
 from .rules.deep_draw import DeepDraw
-from .rules.draw import Drawing
+from .rules.draw import Drawing, StockDraw
 from .rules.lay_off import LayOffs
 from .rules.melding import Melding
 from .rules.rounds import Rounds
@@ -41,6 +42,7 @@ from .rules.scoring import ArrangedPenalty, CardValuePenalty
 from .rules.show_hand import ShowHandTurn
 from .rules.spec import GameRules
 from .rules.swap import Swaps
+from .rules.turn_moves import TurnMoves
 from .rules.turn_search import TurnSearch
 from .state import GameState, IllegalActionError, Phase, RoundResult
 
@@ -61,19 +63,23 @@ class Engine:
         play = rules.contract_play
         scoring = ArrangedPenalty(ctx) if play is None else CardValuePenalty(ctx, play.wild_penalty)
         self.rounds = Rounds(ctx, self.dealing, scoring)
-        self.drawing = Drawing(ctx, self.dealing, self.rounds)
+        # built bottom up: each component gets the ones it uses, and none points back
+        stock = StockDraw(self.dealing, self.rounds)
         self.buying: Buying | None = None
         self.search: TurnSearch | None = None
+        deep_draw: DeepDraw | None = None
         if play is None:
             self.turn: ShowHandTurn | ContractTurn = ShowHandTurn(ctx, self.rounds)
         else:
             lay_offs = LayOffs(ctx)
-            self.turn = ContractTurn(ctx, self.rounds, Melding(ctx), lay_offs, Swaps(ctx))
-            self.search = TurnSearch(ctx, self.turn)
+            moves = TurnMoves(ctx, Melding(ctx), lay_offs, Swaps(ctx))
+            self.search = TurnSearch(ctx, moves)
+            self.turn = ContractTurn(ctx, self.rounds, moves, self.search)
             if play.max_deep_draw >= 2:
-                self.drawing.deep_draw = DeepDraw(ctx, self.search, lay_offs)
+                deep_draw = DeepDraw(ctx, self.search, lay_offs)
             if play.buying:
-                self.buying = self.drawing.buying = Buying(ctx, self.dealing, self.drawing, play.max_buys_per_round)
+                self.buying = Buying(ctx, self.dealing, stock, play.max_buys_per_round)
+        self.drawing = Drawing(stock, deep_draw, self.buying)
         self._legal_of_phase = {
             Phase.DRAW: self.drawing.legal,
             Phase.PLAY: self.turn.legal,

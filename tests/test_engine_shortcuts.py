@@ -60,7 +60,7 @@ def _small_hand_variant(engine, state, rng: random.Random):
 def _check_moves(engine, state, checked) -> None:
     p = state.current
     owing = state.wilds_owed > 0 and state.must_place < 0
-    for action in engine.turn.play_moves(state):
+    for action in engine.turn.moves.play_moves(state):
         kind = engine.layout.kinds[action]
         if owing and engine.search.owed_wilds_placed(state, action):
             checked["meld or lay-off while owing a Rook"] += 1

@@ -143,3 +143,39 @@ def test_a_checkpoint_spec_without_the_trainer_installed_says_what_to_install(mo
     with pytest.raises(ValueError, match=r"no installed package provides the agent kind 'checkpoint' "
                                          r"\(entry-point group 'rummy_env.agent_kinds'\).*pip install -e '.\[train\]'"):
         agents.make_agent("checkpoints/three_thirteen.pt")
+
+
+def component_cycle(root: object) -> list[str]:
+    """A cycle among the rule components reachable from ``root`` through their attributes
+    (as class names, the first repeated), or ``[]``."""
+    def is_component(value: object) -> bool:
+        return type(value).__module__.startswith("rummy_env.rules.") and hasattr(value, "__dict__")
+
+    def visit(node: object, path: list[object]) -> list[str]:
+        if any(node is seen for seen in path):
+            start = next(k for k, seen in enumerate(path) if seen is node)
+            return [type(n).__name__ for n in path[start:] + [node]]
+        for value in vars(node).values():
+            if is_component(value):
+                found = visit(value, path + [node])
+                if found:
+                    return found
+        return []
+
+    return visit(root, [])
+
+
+@pytest.mark.parametrize("game", list(rummy_env.GAMES))
+def test_no_rule_component_points_back_to_one_that_uses_it(game: str):
+    engine = rummy_env.GAMES[game].env().unwrapped.engine
+    components = [value for value in vars(engine).values() if type(value).__module__.startswith("rummy_env.rules.")]
+    assert len(components) >= 4
+    for component in components:
+        assert component_cycle(component) == [], game
+
+
+def test_the_cycle_check_finds_a_back_pointer():
+    engine = rummy_env.GAMES["toonerville_rook"].env().unwrapped.engine
+    assert component_cycle(engine.drawing) == []
+    engine.buying.drawing = engine.drawing  # what the engine once wired after construction
+    assert component_cycle(engine.drawing) == ["Drawing", "Buying", "Drawing"]

@@ -7,17 +7,17 @@ from __future__ import annotations
 from ..state import GameState, Phase, RoundResult
 from .context import RulesContext
 from .deal import Dealing
-from .draw import Drawing
+from .draw import StockDraw
 
 
 class Buying:
     """The buy question (``Phase.BUY``): its legal answers and their effects."""
 
-    def __init__(self, ctx: RulesContext, dealing: Dealing, drawing: Drawing, max_buys_per_round: int | None) -> None:
+    def __init__(self, ctx: RulesContext, dealing: Dealing, stock: StockDraw, max_buys_per_round: int | None) -> None:
         self.num_players = ctx.num_players
         self.answers = [ctx.layout.buy, ctx.layout.buy + 1]
         self.dealing = dealing
-        self.drawing = drawing
+        self.stock = stock
         self.max_buys_per_round = max_buys_per_round
 
     def legal(self, state: GameState) -> list[int]:
@@ -29,7 +29,7 @@ class Buying:
         buyer = self.next_buyer(state, after)
         if buyer < 0:
             state.asked = -1
-            return self.drawing.draw_stock(state)
+            return self.stock.draw(state)
         state.asked = buyer
         state.phase = Phase.BUY
         return None
@@ -67,7 +67,7 @@ class Buying:
         state.hand_sizes[buyer] += 2
         state.buys[buyer] += 1
         state.asked = -1
-        return self.drawing.draw_stock(state)
+        return self.stock.draw(state)
 
     def apply(self, state: GameState, buys: bool) -> RoundResult | None:
         return self.buy(state) if buys else self.ask_buyer(state, state.asked)

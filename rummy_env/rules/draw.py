@@ -1,7 +1,8 @@
 """Drawing: the stock's top card, the discard pile's top card, or (with ``DeepDraw``) a
 card deeper in the pile with every card above it (docs/rules/README.md#shared-procedure,
 docs/rules/contract_rummy.md#deep-draws); with ``Buying``, a stock draw first asks the
-other players whether they buy the top discard."""
+other players whether they buy the top discard. ``StockDraw`` (the card off the stock) is a
+component of its own, below both ``Drawing`` and ``Buying``, which each end with it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from ..actions import ActionKind, ActionLayout
 from ..state import GameState, RoundResult
-from .context import RulesContext
 from .deal import Dealing
 from .rounds import Rounds, start_turn
 
@@ -18,14 +18,33 @@ if TYPE_CHECKING:
     from .deep_draw import DeepDraw
 
 
+class StockDraw:
+    """The player to act takes the stock's top card (reshuffling the discard pile into an
+    empty stock first; a dead round when even that leaves none)."""
+
+    def __init__(self, dealing: Dealing, rounds: Rounds) -> None:
+        self.dealing = dealing
+        self.rounds = rounds
+
+    def draw(self, state: GameState) -> RoundResult | None:
+        if not state.stock:
+            self.dealing.reshuffle(state)
+            if not state.stock:
+                return self.rounds.end_round(state)  # a dead round
+        p, face = state.current, state.stock.pop()
+        state.hands[p][face] += 1
+        state.hand_sizes[p] += 1
+        start_turn(state)
+        return None
+
+
 class Drawing:
     """The draw phase: its legal actions and their effects."""
 
-    def __init__(self, ctx: RulesContext, dealing: Dealing, rounds: Rounds) -> None:
-        self.dealing = dealing
-        self.rounds = rounds
-        self.buying: Buying | None = None
-        self.deep_draw: DeepDraw | None = None
+    def __init__(self, stock: StockDraw, deep_draw: DeepDraw | None = None, buying: Buying | None = None) -> None:
+        self.stock = stock
+        self.deep_draw = deep_draw
+        self.buying = buying
 
     def legal(self, state: GameState) -> list[int]:
         # Drawing from an empty stock is legal: it reshuffles, or ends a dead round.
@@ -40,19 +59,8 @@ class Drawing:
         if kind == ActionKind.DRAW_STOCK:
             if self.buying is not None:
                 return self.buying.ask_buyer(state, state.current)
-            return self.draw_stock(state)
+            return self.stock.draw(state)
         take_from_discard(state, 1 if kind == ActionKind.DRAW_DISCARD else depth)
-        return None
-
-    def draw_stock(self, state: GameState) -> RoundResult | None:
-        if not state.stock:
-            self.dealing.reshuffle(state)
-            if not state.stock:
-                return self.rounds.end_round(state)  # a dead round
-        p, face = state.current, state.stock.pop()
-        state.hands[p][face] += 1
-        state.hand_sizes[p] += 1
-        start_turn(state)
         return None
 
 

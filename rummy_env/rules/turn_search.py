@@ -10,20 +10,19 @@ from typing import Any, Sequence
 from ..actions import ActionKind, RunAction
 from ..state import GameState, Phase, TableMeld
 from .context import ContractComponent, RulesContext, is_down
-from .contract_turn import ContractTurn
 from .melding import SEARCH_MEMO_LIMIT
+from .turn_moves import TurnMoves
 
 
 class TurnSearch(ContractComponent):
     """Look-ahead within one player's turn, memoised on everything it depends on."""
 
-    def __init__(self, ctx: RulesContext, turn: ContractTurn) -> None:
+    def __init__(self, ctx: RulesContext, moves: TurnMoves) -> None:
         super().__init__(ctx)
-        self.turn = turn
-        self.melding = turn.melding
-        self.lay_offs = turn.lay_offs
-        self.swaps = turn.swaps
-        turn.search = self
+        self.moves = moves
+        self.melding = moves.melding
+        self.lay_offs = moves.lay_offs
+        self.swaps = moves.swaps
         self._search_memo: dict = {}
         mr = ctx.rules.melds
         # a set of set_min cards and a run of run_min places can each take one more card
@@ -190,7 +189,7 @@ class TurnSearch(ContractComponent):
     def after(self, state: GameState, action: int) -> GameState:
         after = self.scratch(state)
         kind, arg = self.layout.kinds[action], self.layout.args[action]
-        self.turn.play_move(after, kind, arg)
+        self.moves.play_move(after, kind, arg)
         return after
 
     def _turn_done(self, state: GameState) -> bool:
@@ -237,7 +236,7 @@ class TurnSearch(ContractComponent):
         if len(memo) > SEARCH_MEMO_LIMIT:
             memo.clear()
         result = self._obligations_possible(state) and any(
-            self.finishable(self.after(state, a)) for a in self._search_order(state, self.turn.play_moves(state))
+            self.finishable(self.after(state, a)) for a in self._search_order(state, self.moves.play_moves(state))
         )
         memo[key] = result
         return result
