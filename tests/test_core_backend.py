@@ -20,6 +20,14 @@ def rules_of(game: str):
     return rules.deck, rules.melds, rules
 
 
+def both_solvers(game: str):
+    """The compiled solver and the reference for the game's deck and meld rules."""
+    deck, melds, _ = rules_of(game)
+    compiled, reference = solver(deck.card_set, melds, "native"), solver(deck.card_set, melds, "python")
+    assert isinstance(compiled, CompiledSolver) and type(reference) is ContractSolver
+    return compiled, reference
+
+
 def random_hands(game: str, count: int, seed: int):
     """Hands from the game's own deck: every size the game deals and a few wilds."""
     deck, _, rules = rules_of(game)
@@ -40,10 +48,7 @@ SWEEP = [pytest.param(400, id="fast"), pytest.param(4000, id="more", marks=pytes
 @pytest.mark.parametrize("hands", SWEEP)
 @pytest.mark.parametrize("game", list(rummy_env.GAMES))
 def test_the_core_answers_every_meld_query_as_the_reference(game: str, hands: int):
-    deck, melds, _ = rules_of(game)
-    compiled = solver(deck.card_set, melds, "native")
-    reference = solver(deck.card_set, melds, "python")
-    assert isinstance(compiled, CompiledSolver) and type(reference) is ContractSolver
+    compiled, reference = both_solvers(game)
     for counts, wilds, values in random_hands(game, hands, seed=len(game)):
         for wild_value in (0, 25):
             assert compiled.min_penalty(counts, wilds, values, wild_value) == reference.min_penalty(
@@ -59,9 +64,8 @@ def test_the_core_answers_every_meld_query_as_the_reference(game: str, hands: in
 @pytest.mark.parametrize("game", list(rummy_env.GAMES))
 def test_the_core_answers_every_contract_query_as_the_reference(game: str, hands: int):
     """Big hands too (a deep draw takes the discard pile): the fast bounds and the search."""
-    deck, melds, rules = rules_of(game)
-    compiled = solver(deck.card_set, melds, "native")
-    reference = solver(deck.card_set, melds, "python")
+    deck, _, rules = rules_of(game)
+    compiled, reference = both_solvers(game)
     contracts = sorted({r.contract for r in rules.rounds if r.contract} | {(1, 1), (0, 1), (2, 0)})
     naturals = [f for f in deck.cards() if f < deck.card_set.num_naturals]
     rng = random.Random(len(game) + 1)

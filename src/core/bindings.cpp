@@ -12,16 +12,8 @@ using namespace nb::literals;
 NB_MODULE(_core, m) {
     m.doc() = "rummy_env's compiled core (src/core); rummy_env.meld_solver is its Python reference.";
 
+    // the meld queries; built only as the ContractSolver below, which adds the contract queries
     nb::class_<rummy::MeldSolver>(m, "MeldSolver")
-        .def(
-            "__init__",
-            [](rummy::MeldSolver* self, int num_suits, int num_ranks, int set_min, int set_max,
-               bool set_distinct_suits, int run_min, bool ace_high, bool all_wild_melds) {
-                rummy::MeldRules rules{set_min, set_max, set_distinct_suits, run_min, ace_high, all_wild_melds};
-                new (self) rummy::MeldSolver(num_suits, num_ranks, rules);
-            },
-            "num_suits"_a, "num_ranks"_a, "set_min"_a, "set_max"_a, "set_distinct_suits"_a, "run_min"_a,
-            "ace_high"_a, "all_wild_melds"_a)
         .def("can_meld_all", &rummy::MeldSolver::can_meld_all, "counts"_a, "wilds"_a)
         .def("meldable_without_one", &rummy::MeldSolver::meldable_without_one, "counts"_a, "wilds"_a)
         .def("min_penalty", &rummy::MeldSolver::min_penalty, "counts"_a, "wilds"_a, "values"_a, "wild_value"_a)
