@@ -128,7 +128,7 @@ def test_bad_input_to_the_core_is_an_error_and_the_solver_goes_on():
         (lambda: core.meldable_without_one(good, -2), ValueError, "wilds must be from 0 to 255"),
         (lambda: core.best_arrangement(good, -1, values, 0), ValueError, "wilds must be from 0 to 255"),
         (lambda: core.min_penalty(good, 256, values, 0), ValueError, "wilds must be from 0 to 255"),
-        (lambda: core.min_penalty(good, 0, [2**30] * 52, 0), ValueError, "penalty values must be within"),
+        (lambda: core.min_penalty(good, 0, [2**30] * 52, 0), ValueError, "penalty values must be from 0 to 1048576"),
         (lambda: core.can_make_contract(good, 0, 16, 0), ValueError, "sets and runs must each be from 0 to 15"),
         (lambda: core.can_make_contract(good, 0, 1, -1), ValueError, "sets and runs must each be from 0 to 15"),
         (lambda: core.can_make_contract_with(good, 0, 1, 1, 60), ValueError, "a natural face of the deck"),

@@ -1,12 +1,14 @@
 #include "meld_solver.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
 namespace rummy {
 
 constexpr int kMaxValue = 1 << 20;  // penalties stay small enough that no sum overflows
+constexpr int kNoBound = std::numeric_limits<int>::max();
 
 MeldSolver::MeldSolver(int num_suits, int num_ranks, const MeldRules& rules)
     : R_(num_ranks), S_(num_suits), N_(num_suits * num_ranks), rules_(rules) {
@@ -319,9 +321,8 @@ void MeldSolver::set_values(const std::vector<int>& values, int wild_value) {
     if (int(values.size()) != N_)
         throw std::invalid_argument("values must hold one penalty per natural face (" + std::to_string(N_) + ")");
     for (int v : values)
-        if (v < -kMaxValue || v > kMaxValue) throw std::invalid_argument("penalty values must be within +-1048576");
-    if (wild_value < -kMaxValue || wild_value > kMaxValue)
-        throw std::invalid_argument("penalty values must be within +-1048576");
+        if (v < 0 || v > kMaxValue) throw std::invalid_argument("penalty values must be from 0 to 1048576");
+    if (wild_value < 0 || wild_value > kMaxValue) throw std::invalid_argument("penalty values must be from 0 to 1048576");
     if (values != values_ || wild_value != wild_value_) {  // the memo holds one scoring's values
         values_ = values;
         wild_value_ = wild_value;
@@ -334,36 +335,44 @@ int MeldSolver::min_penalty(const std::vector<int>& counts, int wilds, const std
     if (wilds < 0 || wilds > 255) throw std::invalid_argument("wilds must be from 0 to 255");
     Counts c = to_counts(counts);
     set_values(values, wild_value);
-    return pen(c, encode(c), 0, wilds, 0, 0);
+    return pen(c, encode(c), 0, wilds, 0, 0, kNoBound);
 }
 
-int MeldSolver::pen(Counts& c, Code code, int start, int wilds, int room, int depth) {
+int MeldSolver::pen(Counts& c, Code code, int start, int wilds, int room, int depth, int bound) {
+    // Branch and bound: the least penalty exactly where it is below `bound`, else a lower bound
+    // of at least `bound` (penalties are never negative, so nothing is below 0). The memo keeps
+    // whether each value is exact, as the need memo does.
+    if (bound <= 0) return 0;
     Key key{code, wilds, room < wilds ? room : wilds};
-    if (const int* hit = pen_memo_.find(key)) return *hit;
+    const auto* hit = pen_memo_.find(key);
+    if (hit && (hit->second || hit->first >= bound)) return hit->first;
     int i = start;
     while (i < N_ && !c[i]) ++i;
-    int result;
     if (i == N_) {
-        result = leftover_wilds_unplaced(wilds, room) * wild_value_;
-    } else {
+        int result = leftover_wilds_unplaced(wilds, room) * wild_value_;
+        pen_memo_.put(key, {result, true});
+        return result;
+    }
+    // the melds holding the lowest card first: they find low penalties, which bound the rest
+    int best = bound;
+    auto& opts = options_at(depth);
+    meld_options(c, i, wilds, opts);
+    for (std::size_t k = 0; k < options_[depth].size() && best > 0; ++k) {
+        const Option& o = options_[depth][k];
+        Code s = code;
+        for (int x = 0; x < o.size; ++x) --c[o.faces[x]], s.add(o.faces[x], -1);
+        best = std::min(best, pen(c, s, i, wilds - o.used, room + o.room, depth + 1, best));
+        for (int x = 0; x < o.size; ++x) ++c[o.faces[x]];
+    }
+    if (best > values_[i]) {  // or the lowest card stays unmatched
         --c[i];
         Code sub = code;
         sub.add(i, -1);
-        result = values_[i] + pen(c, sub, i, wilds, room, depth + 1);
+        best = std::min(best, values_[i] + pen(c, sub, i, wilds, room, depth + 1, best - values_[i]));
         ++c[i];
-        auto& opts = options_at(depth);
-        meld_options(c, i, wilds, opts);
-        for (std::size_t k = 0; k < options_[depth].size() && result != 0; ++k) {
-            const Option o = options_[depth][k];
-            Code s = code;
-            for (int x = 0; x < o.size; ++x) --c[o.faces[x]], s.add(o.faces[x], -1);
-            int value = pen(c, s, i, wilds - o.used, room + o.room, depth + 1);
-            for (int x = 0; x < o.size; ++x) ++c[o.faces[x]];
-            if (value < result) result = value;
-        }
     }
-    pen_memo_.put(key, result);
-    return result;
+    pen_memo_.put(key, {best, best < bound});
+    return best;
 }
 
 int MeldSolver::meld_room(const PlacedMeld& m) const {
@@ -384,11 +393,11 @@ Arrangement MeldSolver::best_arrangement(const std::vector<int>& counts, int wil
         while (i < N_ && !c[i]) ++i;
         if (i == N_) break;
         // follow the memoised search: take the first choice that keeps its value
-        int value = pen(c, code, i, wilds, room, 0);
+        int value = pen(c, code, i, wilds, room, 0, kNoBound);
         --c[i];
         Code alone = code;
         alone.add(i, -1);
-        if (values_[i] + pen(c, alone, i, wilds, room, 0) == value) {
+        if (values_[i] + pen(c, alone, i, wilds, room, 0, kNoBound) == value) {
             out.unmatched.push_back(i);
             code = alone;
             continue;
@@ -400,7 +409,7 @@ Arrangement MeldSolver::best_arrangement(const std::vector<int>& counts, int wil
         for (const Option& o : opts) {
             Code s = code;
             for (int x = 0; x < o.size; ++x) --c[o.faces[x]], s.add(o.faces[x], -1);
-            if (pen(c, s, i, wilds - o.used, room + o.room, 0) == value) {
+            if (pen(c, s, i, wilds - o.used, room + o.room, 0, kNoBound) == value) {
                 PlacedMeld m;
                 m.is_set = o.is_set;
                 m.naturals.assign(o.faces.begin(), o.faces.begin() + o.size);

@@ -159,7 +159,7 @@ protected:
     int leftover_wilds_unplaced(int wilds, int room) const;
 
     bool full(Counts& c, Code code, int start, int wilds, int room, int depth);
-    int pen(Counts& c, Code code, int start, int wilds, int room, int depth);
+    int pen(Counts& c, Code code, int start, int wilds, int room, int depth, int bound);
     int need(Counts& c, Code code, int start, int cap, int depth);
     int group_need(Code code, const Counts& group, int cap);
     bool places_leftover(const Counts& counts, int left_out, int wilds, int leftover);
@@ -172,7 +172,7 @@ protected:
     int R_, S_, N_, max_pos_, lone_cost_;
     MeldRules rules_;
     Memo<bool> full_memo_;
-    Memo<int> pen_memo_;
+    Memo<std::pair<int, bool>> pen_memo_;  // (penalty, exact)
     Memo<std::pair<int, bool>> need_memo_;  // (need, exact)
     std::vector<int> values_;  // the penalties pen_memo_ holds values for
     int wild_value_ = -1;
