@@ -16,9 +16,10 @@ seven, for shorter episodes: deals 1, 2 and 3 of the full game, then its last de
 | 3 | 10 | 2 runs |
 | 4 | 12 | 3 runs, using every card (down = out) |
 
-Every rule, option, action and observation part is Contract Rummy's: this module is only a
-preset (the deals) and its registration, and shows how a variant is added
-(docs/architecture.md#adding-a-game).
+Every rule, option, action and observation part is Contract Rummy's: the variant is a preset
+(``rummy_env/rules/variants.py``: the deals) and its entry in the game registry
+(``rummy_env/rules/games.py``); this module is only its env and this spec, and shows how a
+variant is added (docs/architecture.md#adding-a-game).
 
 ## Version history
 
@@ -27,38 +28,15 @@ preset (the deals) and its registration, and shows how a variant is added
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from pettingzoo import AECEnv
 
 from .env import RummyEnv, wrap
-from .rules import DEFAULT_MAX_TURNS_PER_ROUND, GameRules, RoundSpec, contract_rummy
-from .rules.presets import for_players
-
-QUICK_DEALS = ((10, (2, 0)), (10, (1, 1)), (10, (0, 2)), (12, (0, 3)))
-"""The variant's deals: cards each, and the contract as ``(sets, runs)``."""
-
-
-@for_players(3, 8)
-def contract_rummy_quick(
-    num_players: int = 4,
-    num_decks: int | None = None,
-    num_jokers: int | None = None,
-    max_deep_draw: int = 20,
-    max_table_melds: int | None = None,
-    max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND,
-) -> GameRules:
-    """Contract Rummy's rules with ``QUICK_DEALS``; the last deal goes down with every card."""
-    full = contract_rummy(num_players, num_decks, num_jokers, max_deep_draw, max_table_melds, max_turns_per_round)
-    last = len(QUICK_DEALS) - 1
-    rounds = tuple(RoundSpec(hand_size=size, contract=contract, down_means_out=(k == last))
-                   for k, (size, contract) in enumerate(QUICK_DEALS))
-    return replace(full, game="contract_rummy_quick", rounds=rounds)
+from .rules.games import GAME_RULES
 
 
 class raw_env(RummyEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "contract_rummy_quick_v0", "is_parallelizable": False}
-    rules_factory = staticmethod(contract_rummy_quick)
+    rules_factory = staticmethod(GAME_RULES["contract_rummy_quick"].preset)
 
 
 def env(**kwargs) -> AECEnv:

@@ -159,12 +159,12 @@ from __future__ import annotations
 from pettingzoo import AECEnv
 
 from .env import RummyEnv, wrap
-from .rules import contract_rummy
+from .rules.games import GAME_RULES
 
 
 class raw_env(RummyEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "contract_rummy_v0", "is_parallelizable": False}
-    rules_factory = staticmethod(contract_rummy)
+    rules_factory = staticmethod(GAME_RULES["contract_rummy"].preset)
 
 
 def env(**kwargs) -> AECEnv:

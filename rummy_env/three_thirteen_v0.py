@@ -122,12 +122,12 @@ from __future__ import annotations
 from pettingzoo import AECEnv
 
 from .env import RummyEnv, wrap
-from .rules import three_thirteen
+from .rules.games import GAME_RULES
 
 
 class raw_env(RummyEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "three_thirteen_v0", "is_parallelizable": False}
-    rules_factory = staticmethod(three_thirteen)
+    rules_factory = staticmethod(GAME_RULES["three_thirteen"].preset)
 
 
 def env(**kwargs) -> AECEnv:

@@ -184,12 +184,12 @@ from __future__ import annotations
 from pettingzoo import AECEnv
 
 from .env import RummyEnv, wrap
-from .rules import toonerville_rook
+from .rules.games import GAME_RULES
 
 
 class raw_env(RummyEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "toonerville_rook_v0", "is_parallelizable": False}
-    rules_factory = staticmethod(toonerville_rook)
+    rules_factory = staticmethod(GAME_RULES["toonerville_rook"].preset)
 
 
 def env(**kwargs) -> AECEnv:

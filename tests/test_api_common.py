@@ -13,6 +13,7 @@ from gymnasium import spaces
 from test_env_common import GAMES
 
 import rummy_env
+from rummy_env.rules.games import GAME_RULES
 from rummy_env import IllegalActionError
 from rummy_env.agents import Episode, make_agent
 from rummy_env.state import Phase
@@ -51,8 +52,10 @@ def trace(env, actions: list[int]) -> list:
 def test_the_registry_lists_every_env_module_and_refuses_other_names():
     modules = {spec.module.__name__ for spec in rummy_env.GAMES.values()}
     assert modules == {f"rummy_env.{m}" for m in rummy_env.__all__ if m.endswith("_v0")}
+    assert list(rummy_env.GAMES) == list(GAME_RULES)  # the env layer reads the rules' one list
     for name, spec in rummy_env.GAMES.items():
         assert rummy_env.game_spec(name) is spec and spec.rules().game == name
+        assert spec.rules is GAME_RULES[name].preset is spec.module.raw_env.rules_factory  # the env reads the registry
         assert spec.default_players in spec.player_counts and spec.defaults["num_players"] == spec.default_players
     with pytest.raises(ValueError, match="unknown game 'gin'; games: three_thirteen, contract_rummy"):
         rummy_env.game_spec("gin")
