@@ -79,6 +79,13 @@ class CompiledSolver(ContractSolver):
         return penalty, melds, unmatched, left
 
 
+def seed_words(seed: int) -> list[int]:
+    """How CPython's ``random.seed`` reads an int: the 32-bit words of its absolute value,
+    least significant first (``[0]`` for 0), the key of the core's ``PyRandom``."""
+    n = abs(seed)
+    return [(n >> (32 * k)) & 0xFFFFFFFF for k in range(max(1, -(-n.bit_length() // 32)))]
+
+
 def solver(card_set: CardSet, rules: MeldRules, backend: Backend | None = None) -> ContractSolver:
     """A meld and contract solver for one deck and one set of meld rules."""
     backend = backend or default_backend()

@@ -176,3 +176,47 @@ def test_random_bytes_never_crash_the_core():
                 pass
             answered += 1
     assert answered == 21000
+
+
+def test_the_cores_generator_draws_as_pythons_random_from_any_int_seed():
+    """The deal's randomness: every seed as random.Random(seed) reads it (big, negative), the
+    shuffles of every deck size the games use, randrange and raw bits, and a state taken from
+    Python's generator in mid-stream."""
+    from rummy_env._core import PyRandom
+    from rummy_env.backend import seed_words
+
+    rng = random.Random(9)
+    seeds = [0, 1, -1, 2**32 - 1, 2**32, -(2**40), 10**30] + [rng.getrandbits(rng.choice([8, 31, 33, 64, 100]))
+                                                             for _ in range(60)]
+    sizes = sorted({len(rummy_env.GAMES[g].rules(num_players=n).deck.cards())
+                    for g in rummy_env.GAMES for n in rummy_env.GAMES[g].player_counts})
+    for seed in seeds:
+        python, core = random.Random(seed), PyRandom(seed_words(seed))
+        assert core.state() == list(python.getstate()[1]), seed
+        for n in sizes:
+            deck = list(range(n))
+            python.shuffle(deck)
+            assert core.shuffle(list(range(n))) == deck, (seed, n)
+            assert core.randrange(n) == python.randrange(n) and core.getrandbits(7) == python.getrandbits(7)
+    python = random.Random(3)
+    python.shuffle(list(range(500)))  # mid-stream
+    core = PyRandom([1])
+    core.set_state(list(python.getstate()[1]))
+    assert [core.randrange(1000) for _ in range(700)] == [python.randrange(1000) for _ in range(700)]
+    assert len(sizes) >= 4
+
+
+def test_bad_input_to_the_cores_generator_is_an_error():
+    from rummy_env._core import PyRandom
+
+    core = PyRandom([5])
+    for call, message in ((lambda: core.getrandbits(0), "1 to 32 bits"), (lambda: core.getrandbits(33), "1 to 32 bits"),
+                          (lambda: core.randrange(0), "n from 1 to"), (lambda: core.randrange(2**32), "n from 1 to"),
+                          (lambda: core.set_state([0] * 624), "624 words and a position"),
+                          (lambda: core.set_state([0] * 624 + [625]), "624 words and a position"),
+                          (lambda: PyRandom([]), "at least one word")):
+        with pytest.raises(ValueError, match=message):
+            call()
+    with pytest.raises(TypeError):
+        PyRandom([2**32])  # a word has 32 bits
+    assert 0 <= core.randrange(10) < 10  # and it goes on

@@ -3,8 +3,10 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+#include <nanobind/stl/string.h>
 
 #include "contract_solver.hpp"
+#include "py_random.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -47,4 +49,37 @@ NB_MODULE(_core, m) {
         .def("each_could_meld", &rummy::ContractSolver::each_could_meld, "counts"_a, "wilds"_a, "must"_a, "sets"_a,
              "runs"_a)
         .def("can_partition", &rummy::ContractSolver::can_partition, "counts"_a, "wilds"_a, "sets"_a, "runs"_a);
+
+    nb::class_<rummy::PyRandom>(m, "PyRandom",
+                                "Python's random.Random, draw for draw (the deal's shuffles and draws).")
+        .def(
+            "__init__",
+            [](rummy::PyRandom* self, const std::vector<uint32_t>& key) {
+                new (self) rummy::PyRandom();
+                self->seed(key);
+            },
+            "key"_a, "the 32-bit words of abs(seed), least significant first (rummy_env.backend.seed_words)")
+        .def("state", &rummy::PyRandom::state, "getstate()[1]: the 624 words and the position")
+        .def("set_state", &rummy::PyRandom::set_state, "words"_a)
+        .def(
+            "getrandbits",
+            [](rummy::PyRandom& self, int k) {
+                if (k < 1 || k > 32) throw std::invalid_argument("getrandbits takes 1 to 32 bits here");
+                return self.getrandbits(k);
+            },
+            "k"_a)
+        .def(
+            "randrange",
+            [](rummy::PyRandom& self, int64_t n) {
+                if (n < 1 || n > 0xFFFFFFFFll) throw std::invalid_argument("randrange takes n from 1 to 2**32 - 1 here");
+                return self.randbelow(uint32_t(n));
+            },
+            "n"_a)
+        .def(
+            "shuffle",
+            [](rummy::PyRandom& self, std::vector<int> items) {
+                self.shuffle(items.data(), items.size());
+                return items;
+            },
+            "items"_a, "a shuffled copy, as random.shuffle shuffles in place");
 }
