@@ -262,13 +262,13 @@ class Table:
 
     def __init__(self, game: str, specs: Sequence[str], env_kwargs: dict[str, Any], record: bool = False) -> None:
         try:  # an unknown game, or options its preset refuses
-            self.env = game_spec(game).env(**env_kwargs)
+            self.env = game_spec(game).raw_env(**env_kwargs)
         except ValueError as err:
             raise SettingsError(str(err)) from None
         self.recorder = RecordingWrapper(self.env) if record else None
         self.specs = list(specs)
         self.game = game
-        self.players = self.env.unwrapped.rules.num_players
+        self.players = self.env.rules.num_players
         if len(specs) != self.players:
             raise SettingsError(f"{game} with {self.players} players needs exactly {self.players} agent specs "
                                 f"(one per entry), not {len(specs)}: {' '.join(specs)}")
@@ -276,9 +276,8 @@ class Table:
             self.agents = [TimedAgent(make_agent(spec), spec) for spec in specs]
             # each agent seated once before any game: an agent that cannot play this table (a
             # checkpoint of another game or table size) says so now, not after hours of play
-            raw = self.env.unwrapped
             for seat, agent in enumerate(self.agents):
-                agent.start_game(SeatInfo.of(raw, raw.possible_agents[seat]), None)
+                agent.start_game(SeatInfo.of(self.env, self.env.possible_agents[seat]), None)
         except ValueError as err:
             raise SettingsError(str(err)) from None
 

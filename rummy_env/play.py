@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           f"not {len(args.opponents)}")
     specs = args.opponents * (players - 1) if len(args.opponents) == 1 else args.opponents
     try:
-        env = spec.env(num_players=players, render_mode=None, **dict(args.env_kwargs)).unwrapped
+        env = spec.raw_env(num_players=players, render_mode=None, **dict(args.env_kwargs))
         opponents = [make_agent(s) for s in specs]
         if args.seed is not None:
             env.engine.check_seed(args.seed)

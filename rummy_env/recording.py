@@ -155,8 +155,8 @@ def make_env(record: Mapping[str, Any]) -> RummyEnv:
     """A raw env of the record's game and options, not yet reset."""
     env = record["env"]
     try:
-        return game_spec(record["game"]).env(num_players=env["num_players"], reward_mode=env.get("reward_mode", "relative"),
-                                             **env.get("rules", {})).unwrapped
+        return game_spec(record["game"]).raw_env(num_players=env["num_players"],
+                                                 reward_mode=env.get("reward_mode", "relative"), **env.get("rules", {}))
     except ValueError as err:
         raise RecordError(f"the record's env options do not build {record['game']}: {err}") from None
 

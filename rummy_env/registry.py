@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 
 from pettingzoo import AECEnv
 
+from .env import RummyEnv
 from .rules import GameRules
 from .rules.games import GAME_RULES, Game
 
@@ -53,6 +54,11 @@ class GameSpec:
     def env(self) -> Callable[..., AECEnv]:
         """The env factory: the raw env in PettingZoo's standard wrappers."""
         return self.module.env
+
+    def raw_env(self, **kwargs: Any) -> RummyEnv:
+        """The env itself, without PettingZoo's wrappers: for the project's own loops, which
+        step it correctly and read its rules and state."""
+        return self.module.raw_env(**kwargs)
 
     @property
     def rules(self) -> Callable[..., GameRules]:

@@ -88,7 +88,7 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, game: str = "three_thirteen", opponents: Opponent | Sequence[Opponent] = "random",
                  learner_seat: int | None = None, illegal_action: str = "terminate", illegal_reward: float = -1.0,
                  render_mode: str | None = None, **env_kwargs: Any) -> None:
-        self.game: RummyEnv = game_spec(game).env(render_mode=render_mode, **env_kwargs).unwrapped
+        self.game: RummyEnv = game_spec(game).raw_env(render_mode=render_mode, **env_kwargs)
         self.render_mode = render_mode
         num_players = self.game.rules.num_players
         if learner_seat is not None and (isinstance(learner_seat, bool) or learner_seat not in range(num_players)):

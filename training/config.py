@@ -308,7 +308,7 @@ class TrainConfig:
 
     def make_env(self) -> RummyEnv:
         """A new raw env of this config's game and options (from the registry)."""
-        return game_spec(self.game).env(**self.env_kwargs()).unwrapped
+        return game_spec(self.game).raw_env(**self.env_kwargs())
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

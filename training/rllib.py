@@ -57,7 +57,7 @@ class RummyMultiAgentEnv(MultiAgentEnv):
         options = dict(config or {})
         game = options.pop("game", "three_thirteen")
         self.illegal_reward = float(options.pop("illegal_reward", -1.0))
-        self.game: RummyEnv = game_spec(game).env(**options).unwrapped
+        self.game: RummyEnv = game_spec(game).raw_env(**options)
         self.episode = Episode(self.game)
         self.agents = self.possible_agents = list(self.game.possible_agents)
         inner = self.game.observation_space(self.agents[0])
