@@ -23,7 +23,7 @@ LAYER_OF = {
     "cards": "core", "melds": "core", "meld_solver": "core", "contract_solver": "core", "state": "core", "cli": "core",
     "backend": "core", "_core": "core",
     "rules": "rules", "actions": "rules",
-    "engine": "engine", "observation": "engine", "observation_view": "engine",
+    "engine": "engine", "observation": "engine", "observation_view": "engine", "table": "engine",
     "env": "env", "registry": "env", "__init__": "env",
     "agents": "agents", "wrappers": "agents", "recording": "agents",
     "evaluate": "evaluation", "play": "evaluation", "replay": "evaluation", "replay_page": "evaluation",

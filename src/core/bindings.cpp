@@ -3,10 +3,12 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "contract_solver.hpp"
 #include "py_random.hpp"
+#include "table.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -82,4 +84,49 @@ NB_MODULE(_core, m) {
                 return items;
             },
             "items"_a, "a shuffled copy, as random.shuffle shuffles in place");
+
+    nb::class_<rummy::Table>(m, "Table", "One table of a game without contract play (Three-Thirteen).")
+        .def(
+            "__init__",
+            [](rummy::Table* self, int num_players, int num_suits, int num_ranks, bool has_wild_card,
+               const std::vector<int>& cards, int set_min, int set_max, bool set_distinct_suits, int run_min,
+               bool ace_high, bool all_wild_melds, const std::vector<int>& rank_penalties,
+               const std::vector<int>& hand_sizes, const std::vector<int>& wild_ranks, int max_turns_per_round) {
+                if (hand_sizes.size() != wild_ranks.size())
+                    throw std::invalid_argument("hand_sizes and wild_ranks hold one entry per round");
+                rummy::TableRules rules{num_players, num_suits, num_ranks, has_wild_card, cards,
+                                        {set_min, set_max, set_distinct_suits, run_min, ace_high, all_wild_melds},
+                                        rank_penalties, {}, max_turns_per_round};
+                for (std::size_t r = 0; r < hand_sizes.size(); ++r) rules.rounds.push_back({hand_sizes[r], wild_ranks[r]});
+                new (self) rummy::Table(rules);
+            },
+            "num_players"_a, "num_suits"_a, "num_ranks"_a, "has_wild_card"_a, "cards"_a, "set_min"_a, "set_max"_a,
+            "set_distinct_suits"_a, "run_min"_a, "ace_high"_a, "all_wild_melds"_a, "rank_penalties"_a,
+            "hand_sizes"_a, "wild_ranks"_a, "max_turns_per_round"_a)
+        .def("reset", &rummy::Table::reset, "seed_words"_a)
+        .def("legal_actions", &rummy::Table::legal_actions)
+        .def("apply",
+             [](rummy::Table& self, int action) -> nb::object {
+                 auto end = self.apply(action);
+                 if (!end) return nb::none();
+                 return nb::make_tuple(end->penalties, end->game_over);
+             },
+             "action"_a, "None, or (penalties, game_over) where a round ended")
+        .def_prop_ro("num_actions", &rummy::Table::num_actions)
+        .def("state", [](const rummy::Table& self) {
+            const rummy::State& s = self.state();
+            nb::dict d;
+            d["round"] = s.round, d["dealer"] = s.dealer, d["current"] = s.current, d["phase"] = s.phase;
+            d["hands"] = s.hands, d["known"] = s.known, d["hand_sizes"] = s.hand_sizes, d["stock"] = s.stock;
+            d["discard"] = s.discard, d["discard_seats"] = s.discard_seats, d["discard_counts"] = s.discard_counts;
+            d["scores"] = s.scores, d["round_penalties"] = s.round_penalties, d["taken_face"] = s.taken_face;
+            d["went_out"] = s.went_out, d["last_turns_left"] = s.last_turns_left, d["turns"] = s.turns;
+            nb::list table;
+            for (const auto& t : s.table)
+                table.append(nb::make_tuple(t.owner, t.meld.is_set, t.meld.naturals, t.meld.wilds, t.meld.rank,
+                                            t.meld.suit, t.meld.low, t.meld.high, t.cards));
+            d["table"] = table;
+            d["rng"] = s.rng.state();
+            return d;
+        }, "the game state as plain data (rummy_env.state.GameState's fields)");
 }

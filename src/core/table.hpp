@@ -1,0 +1,94 @@
+// One table of a game without contract play (Three-Thirteen) in C++: the rules as data, the
+// game state, and the rule components of rummy_env/rules/ (deal, draw, show_hand, discard,
+// rounds, scoring) with the Python engine's legal actions and effects, step for step. The
+// first piece of the compiled engine (issue 47); the contract games' components follow.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contract_solver.hpp"
+#include "py_random.hpp"
+
+namespace rummy {
+
+struct RoundRules {
+    int hand_size;
+    int wild_rank;  // -1: no wild rank this round
+};
+
+// The part of GameRules (rummy_env/rules/spec.py) a game without contract play reads.
+struct TableRules {
+    int num_players;
+    int num_suits, num_ranks;
+    bool has_wild_card;
+    std::vector<int> cards;           // DeckSpec.cards(): every physical card, unshuffled
+    MeldRules melds;
+    std::vector<int> rank_penalties;  // per rank
+    std::vector<RoundRules> rounds;
+    int max_turns_per_round;
+};
+
+enum Phase { kDraw = 0, kPlay = 1, kGoingDown = 2, kBuy = 3, kGameOver = 4 };
+
+struct TableMeld {
+    int owner;
+    PlacedMeld meld;
+    std::vector<int> cards;
+};
+
+struct State {
+    int round = 0, dealer = 0, current = 0, phase = kDraw;
+    std::vector<std::vector<int>> hands, known;  // per seat, the count of each face
+    std::vector<int> hand_sizes, stock, discard, discard_seats, discard_counts;
+    std::vector<TableMeld> table;
+    std::vector<int> scores;
+    std::vector<std::vector<int>> round_penalties;
+    int taken_face = -1, went_out = -1, last_turns_left = 0, turns = 0;
+    PyRandom rng;
+};
+
+struct RoundEnd {
+    std::vector<int> penalties;
+    bool game_over;
+};
+
+class Table {
+public:
+    explicit Table(const TableRules& rules);
+
+    // A new game from a seed (the words of rummy_env.backend.seed_words), as Dealing.new_game.
+    void reset(const std::vector<uint32_t>& seed_words);
+    // The legal action ids of the seat to act, ascending (ActionLayout's ids).
+    std::vector<int> legal_actions();
+    // Applies a legal action (std::invalid_argument naming it otherwise, the state unchanged);
+    // the round's end, if it ended.
+    std::optional<RoundEnd> apply(int action);
+
+    const State& state() const { return state_; }
+    int num_actions() const { return 2 + 2 * num_faces_; }
+
+private:
+    void deal();
+    void reshuffle();
+    void start_turn();
+    std::optional<RoundEnd> draw_stock();
+    void take_from_discard();
+    void put_on_discard(int face);
+    std::optional<RoundEnd> go_out(int face);
+    std::optional<RoundEnd> end_turn(bool going_out);
+    RoundEnd end_round();
+    int hand_penalty(int seat);
+    std::vector<int> wild_faces() const;
+    std::pair<std::vector<int>, int> split_wilds(const std::vector<int>& hand) const;
+
+    TableRules rules_;
+    ContractSolver solver_;
+    int num_faces_, num_naturals_;
+    std::vector<int> natural_values_;
+    State state_;
+    bool dealt_ = false;
+};
+
+}  // namespace rummy

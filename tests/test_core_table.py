@@ -1,0 +1,81 @@
+"""The compiled core's ``Table`` against the Python engine it is ported from: every game
+without contract play (from the registry), every player count, random games played side by
+side, the whole state, the legal actions and every round's end equal at every step."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import rummy_env
+from rummy_env.backend import seed_words
+from rummy_env.table import compiled_table
+from rummy_env.state import GameState, Phase
+
+GAMES = [name for name, spec in rummy_env.GAMES.items() if spec.rules().contract_play is None]
+CASES = [(game, n) for game in GAMES for n in rummy_env.GAMES[game].player_counts]
+SWEEP = [pytest.param(2, id="fast"), pytest.param(40, id="more", marks=pytest.mark.slow)]
+
+
+def python_state(state: GameState) -> dict:
+    """The Python engine's state in the compiled table's terms."""
+    table = [(t.owner, t.meld.kind == "set", list(t.meld.naturals), t.meld.wilds, t.meld.rank, t.meld.suit,
+              t.meld.low, t.meld.high, list(t.cards)) for t in state.table]
+    return {"round": state.round, "dealer": state.dealer, "current": state.current, "phase": int(state.phase),
+            "hands": [list(h) for h in state.hands], "known": [list(k) for k in state.known],
+            "hand_sizes": state.hand_sizes, "stock": state.stock, "discard": state.discard,
+            "discard_seats": state.discard_seats, "discard_counts": list(state.discard_counts),
+            "scores": state.scores, "round_penalties": state.round_penalties, "taken_face": state.taken_face,
+            "went_out": state.went_out, "last_turns_left": state.last_turns_left, "turns": state.turns,
+            "table": table, "rng": list(state.rng.getstate()[1])}
+
+
+@pytest.mark.parametrize("games", SWEEP)
+@pytest.mark.parametrize("game, n", CASES)
+def test_a_compiled_table_plays_every_step_as_the_python_engine(game: str, n: int, games: int):
+    assert GAMES, "no registered game is playable by the compiled table"
+    spec = rummy_env.GAMES[game]
+    went_out = reshuffles = 0
+    for g in range(games):
+        seed = 1000 * n + g
+        # short rounds (more of them end at the cap), and rounds long enough to empty the stock
+        env = spec.raw_env(num_players=n, max_turns_per_round=60 if g % 2 else 400)
+        env.reset(seed=seed)
+        engine, state = env.engine, env.game_state
+        table = compiled_table(env.rules)
+        table.reset(seed_words(seed))
+        rng = random.Random(seed)
+        while True:
+            assert table.state() == python_state(state)
+            legal = [] if state.phase == Phase.GAME_OVER else engine.legal_actions(state)
+            assert table.legal_actions() == legal
+            if not legal:
+                break
+            outs = [a for a in legal if a >= 2 + engine.card_set.num_faces]  # go out whenever half the time
+            action = rng.choice(outs) if outs and rng.random() < 0.5 else rng.choice(legal)
+            went_out += action in outs
+            reshuffles += action == 0 and not state.stock
+            ended, compiled = engine.apply(state, action), table.apply(action)
+            assert (None if ended is None else (ended.penalties, ended.game_over)) == compiled
+    assert went_out and reshuffles  # both ways a round goes on or ends were compared
+
+
+def test_an_illegal_action_is_refused_and_changes_nothing():
+    env = rummy_env.GAMES["three_thirteen"].raw_env(num_players=3)
+    table = compiled_table(env.rules)
+    with pytest.raises(RuntimeError, match="reset the table before playing it"):
+        table.legal_actions()
+    table.reset(seed_words(4))
+    before = table.state()
+    for action in (2, 54, -1, table.num_actions, 10**6):  # a discard and a go out before drawing, out of range
+        with pytest.raises(ValueError, match=f"illegal action {action}"):
+            table.apply(action)
+        assert table.state() == before
+    assert table.legal_actions() == [0, 1] and table.num_actions == env.layout.size
+
+
+def test_contract_games_are_not_compiled_yet():
+    rules = rummy_env.GAMES["contract_rummy"].rules()
+    with pytest.raises(ValueError, match="games without contract play so far, not contract_rummy"):
+        compiled_table(rules)
