@@ -1,11 +1,13 @@
 """The compiled core's ``Table`` against the Python engine it is ported from: every game
 without contract play (from the registry), every player count, random games played side by
-side, the whole state, the legal actions and every round's end equal at every step."""
+side, the whole state, every seat's observation, the legal actions and every round's end
+equal at every step."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 import rummy_env
@@ -48,6 +50,10 @@ def test_a_compiled_table_plays_every_step_as_the_python_engine(game: str, n: in
         rng = random.Random(seed)
         while True:
             assert table.state() == python_state(state)
+            for seat in range(n):  # bit for bit, as the env's observer encodes it
+                observation = table.observe(seat)
+                assert observation.dtype == np.float32
+                assert observation.tobytes() == env.observer.encode(state, seat).tobytes(), seat
             legal = [] if state.phase == Phase.GAME_OVER else engine.legal_actions(state)
             assert table.legal_actions() == legal
             if not legal:
@@ -64,8 +70,9 @@ def test_a_compiled_table_plays_every_step_as_the_python_engine(game: str, n: in
 def test_an_illegal_action_is_refused_and_changes_nothing():
     env = rummy_env.GAMES["three_thirteen"].raw_env(num_players=3)
     table = compiled_table(env.rules)
-    with pytest.raises(RuntimeError, match="reset the table before playing it"):
-        table.legal_actions()
+    for call in (table.legal_actions, lambda: table.observe(0)):
+        with pytest.raises(RuntimeError, match="reset the table before playing it"):
+            call()
     table.reset(seed_words(4))
     before = table.state()
     for action in (2, 54, -1, table.num_actions, 10**6):  # a discard and a go out before drawing, out of range
@@ -73,6 +80,10 @@ def test_an_illegal_action_is_refused_and_changes_nothing():
             table.apply(action)
         assert table.state() == before
     assert table.legal_actions() == [0, 1] and table.num_actions == env.layout.size
+    assert table.observation_size == env.observer.size
+    for seat in (-1, 3):
+        with pytest.raises(ValueError, match="seat must be from 0 to 2"):
+            table.observe(seat)
 
 
 def test_contract_games_are_not_compiled_yet():

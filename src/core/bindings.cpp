@@ -1,5 +1,6 @@
 // rummy_env._core: the compiled core's Python bindings.
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -113,6 +114,22 @@ NB_MODULE(_core, m) {
              },
              "action"_a, "None, or (penalties, game_over) where a round ended")
         .def_prop_ro("num_actions", &rummy::Table::num_actions)
+        .def_prop_ro("observation_size", &rummy::Table::observation_size)
+        .def(
+            "observe",
+            [](const rummy::Table& self, int seat) {
+                const std::size_t size = std::size_t(self.observation_size());
+                float* data = new float[size];
+                try {
+                    self.observe(seat, data);
+                } catch (...) {
+                    delete[] data;
+                    throw;
+                }
+                nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+                return nb::ndarray<nb::numpy, float, nb::ndim<1>>(data, {size}, owner);
+            },
+            "seat"_a, "the seat's observation (a new float32 array), as the env's observer encodes it")
         .def("state", [](const rummy::Table& self) {
             const rummy::State& s = self.state();
             nb::dict d;

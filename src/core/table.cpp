@@ -238,4 +238,57 @@ int Table::hand_penalty(int seat) {  // the least penalty over every arrangement
     return solver_.min_penalty(naturals, wilds, natural_values_, wild_value);
 }
 
+// ---------------------------------------------------------------- observation (observation.py)
+// Parts in the Observer's order for a game without contract play or deep draws: hand,
+// discard_top, discard_pile, known_held (other seats, left first), table, taken_face, then
+// hand_sizes, scores, gone_out, to_act, dealer, round, wild_rank, phase (draw, play),
+// stock_size, turns. Per-seat parts are relative to the observer.
+int Table::observation_size() const {
+    const int n = rules_.num_players;
+    return (4 + n) * num_faces_ + 5 * n + int(rules_.rounds.size()) + rules_.num_ranks + 2 + 2;
+}
+
+void Table::observe(int seat, float* out) const {
+    if (!dealt_) throw std::logic_error("reset the table before playing it");
+    const int n = rules_.num_players, F = num_faces_;
+    if (seat < 0 || seat >= n) throw std::invalid_argument("seat must be from 0 to " + std::to_string(n - 1));
+    const State& s = state_;
+    std::fill(out, out + observation_size(), 0.0f);
+    float* at = out;
+    for (int f = 0; f < F; ++f) at[f] = float(s.hands[seat][f]);
+    at += F;
+    if (!s.discard.empty()) at[s.discard.back()] = 1.0f;  // discard_top
+    at += F;
+    for (int f = 0; f < F; ++f) at[f] = float(s.discard_counts[f]);
+    at += F;
+    for (int rel = 1; rel < n; ++rel, at += F)
+        for (int f = 0; f < F; ++f) at[f] = float(s.known[(seat + rel) % n][f]);
+    for (const TableMeld& t : s.table)
+        for (int f : t.cards) at[f] += 1.0f;
+    at += F;
+    if (s.taken_face >= 0) at[s.taken_face] = 1.0f;
+    at += F;
+    int largest = 0;
+    for (const RoundRules& r : rules_.rounds) largest = std::max(largest, r.hand_size);
+    const double hand_scale = 1.0 / (largest + 1);
+    for (int rel = 0; rel < n; ++rel) at[rel] = float(s.hand_sizes[(seat + rel) % n] * hand_scale);
+    at += n;
+    for (int rel = 0; rel < n; ++rel) at[rel] = float(s.scores[(seat + rel) % n] * 0.01);
+    at += n;
+    if (s.went_out >= 0) at[((s.went_out - seat) % n + n) % n] = 1.0f;  // gone_out
+    at += n;
+    if (s.phase != kGameOver) at[((s.current - seat) % n + n) % n] = 1.0f;  // to_act
+    at += n;
+    at[((s.dealer - seat) % n + n) % n] = 1.0f;
+    at += n;
+    at[s.round] = 1.0f;
+    at += int(rules_.rounds.size());
+    if (rules_.rounds[s.round].wild_rank >= 0) at[rules_.rounds[s.round].wild_rank] = 1.0f;
+    at += rules_.num_ranks;
+    if (s.phase != kGameOver) at[s.phase] = 1.0f;
+    at += 2;
+    at[0] = float(s.stock.size() * (1.0 / double(rules_.cards.size())));
+    at[1] = float(s.turns * (1.0 / double(rules_.max_turns_per_round)));
+}
+
 }  // namespace rummy

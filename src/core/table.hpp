@@ -2,6 +2,7 @@
 // game state, and the rule components of rummy_env/rules/ (deal, draw, show_hand, discard,
 // rounds, scoring) with the Python engine's legal actions and effects, step for step. The
 // first piece of the compiled engine (issue 47); the contract games' components follow.
+// observe() writes the Observer's parts for such a game (rummy_env/observation.py).
 #pragma once
 
 #include <optional>
@@ -68,6 +69,9 @@ public:
 
     const State& state() const { return state_; }
     int num_actions() const { return 2 + 2 * num_faces_; }
+    // The observation of `seat` (rummy_env/observation.py's Observer.encode, part for part).
+    int observation_size() const;
+    void observe(int seat, float* out) const;
 
 private:
     void deal();
