@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Literal, Sequence
 
+from . import _core
 from .cards import CardSet
 from .contract_solver import ContractSolver
 from .melds import Meld, MeldRules
@@ -28,15 +29,14 @@ def default_backend() -> Backend:
 
 
 class CompiledSolver(ContractSolver):
-    """Every public query of ``ContractSolver`` answered by the compiled core
-    (``src/core/meld_solver.cpp``, ``contract_solver.cpp``); the Python reference it inherits
-    from is only its interface here. The core enumerates melds in the reference's order, so
-    even ``best_arrangement``'s choice is the same."""
+    """Every query of ``ContractSolver`` answered by the compiled core
+    (``src/core/meld_solver.cpp``, ``contract_solver.cpp``); from the Python reference it
+    inherits its interface and the checks of a placed meld (``is_valid``, ``run_placements``).
+    The core enumerates melds in the reference's order, so even ``best_arrangement``'s choice
+    is the same."""
 
     def __init__(self, card_set: CardSet, rules: MeldRules) -> None:
         super().__init__(card_set, rules)
-        from . import _core
-
         self._core = _core.ContractSolver(
             card_set.num_suits, card_set.num_ranks, rules.set_min,
             -1 if rules.set_max is None else rules.set_max, rules.set_distinct_suits,

@@ -152,6 +152,23 @@ def test_bad_input_to_the_core_is_an_error_and_the_solver_goes_on():
     assert core.can_meld_all(hand, 0) is False and core.can_meld_all(hand, 1) is True
 
 
+def test_the_biggest_hands_the_core_accepts_are_answered():
+    """Fifteen copies of every face (the most a count may be): the widest sets and runs."""
+    deck, melds, _ = rules_of("toonerville_rook")
+    compiled, reference = both_solvers("toonerville_rook")
+    n = deck.card_set.num_naturals
+    full = [15] * n
+    one_rank = [15 if f % deck.card_set.num_ranks == 0 else 0 for f in range(n)]  # a set of 60 cards
+    for counts in (one_rank, full):
+        assert compiled.can_meld_all(counts, 0) == reference.can_meld_all(counts, 0)
+        assert compiled.can_make_contract(counts, 2, 1, 0) == reference.can_make_contract(counts, 2, 1, 0)
+    assert compiled.can_make_contract(full, 0, 2, 2) and compiled.can_partition(one_rank, 0, 1, 0)
+    assert compiled.min_penalty(one_rank, 3, [5] * n, 20) == reference.min_penalty(one_rank, 3, [5] * n, 20) == 0
+    with pytest.raises(ValueError, match="1 to 4 suits of 1 to 16 ranks"):
+        from rummy_env._core import ContractSolver as Core
+        Core(5, 13, 3, -1, False, 3, False, False)
+
+
 def test_random_bytes_never_crash_the_core():
     """Malformed calls of every shape: each is answered (a value or an exception), and the
     interpreter survives to check the next."""

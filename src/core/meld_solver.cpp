@@ -12,7 +12,8 @@ constexpr int kNoBound = std::numeric_limits<int>::max();
 
 MeldSolver::MeldSolver(int num_suits, int num_ranks, const MeldRules& rules)
     : R_(num_ranks), S_(num_suits), N_(num_suits * num_ranks), rules_(rules) {
-    if (N_ <= 0 || N_ > kMaxFaces) throw std::invalid_argument("a deck has from 1 to 64 natural faces");
+    if (num_suits < 1 || num_suits > 4 || num_ranks < 1 || num_ranks > 16)
+        throw std::invalid_argument("a deck has 1 to 4 suits of 1 to 16 ranks");
     if (rules.set_min < 1 || rules.run_min < 1) throw std::invalid_argument("meld minimum sizes must be positive");
     max_pos_ = R_ - 1 + (rules.ace_high ? 1 : 0);
     lone_cost_ = std::min(rules.set_min, rules.run_min) - 1;

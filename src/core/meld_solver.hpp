@@ -115,7 +115,7 @@ private:
 // One meld containing a given natural: its naturals, the wilds it needs, its room for more
 // wilds, and where it lies (a set's rank, or a run's suit and positions low..high).
 struct Option {
-    std::array<uint8_t, 40> faces;
+    std::array<uint8_t, 64> faces;  // a set holds at most 4 suits x 15 copies
     uint8_t size = 0;
     int used = 0, room = 0;
     bool is_set = false;
