@@ -88,6 +88,14 @@ void MeldSolver::run_options(const Counts& c, int i, int wilds, std::vector<Opti
     const int suit = i / R_, p0 = i % R_, base = suit * R_, run_min = rules_.run_min;
     std::vector<RunEntry>& stack = run_stack_;
     stack.clear();
+    auto emit = [&](const RunEntry& e, int used, int room, int low, int high) {
+        Option o;
+        for (int x = 0; x < e.size; ++x) o.faces[x] = e.faces[x];
+        o.size = uint8_t(e.size);
+        o.used = used, o.room = room;
+        o.suit = suit, o.low = low, o.high = high;
+        out.push_back(o);
+    };
     RunEntry first{p0, 0, {}, 1};
     first.faces[0] = uint8_t(i);
     stack.push_back(first);
@@ -98,13 +106,7 @@ void MeldSolver::run_options(const Counts& c, int i, int wilds, std::vector<Opti
         int pad = length < run_min ? run_min - length : 0;
         if (e.gaps + pad <= wilds && length + pad <= R_ && (max_pos_ - e.q) + p0 >= pad) {
             int high = std::min(max_pos_, e.q + pad);
-            Option o;
-            for (int x = 0; x < e.size; ++x) o.faces[x] = e.faces[x];
-            o.size = uint8_t(e.size);
-            o.used = e.gaps + pad;
-            o.room = R_ - length - pad;
-            o.suit = suit, o.low = p0 - (pad - (high - e.q)), o.high = high;
-            out.push_back(o);
+            emit(e, e.gaps + pad, R_ - length - pad, p0 - (pad - (high - e.q)), high);
         }
         for (int nq = e.q + 1; nq < R_; ++nq) {
             int g = e.gaps + (nq - e.q - 1);
@@ -127,13 +129,7 @@ void MeldSolver::run_options(const Counts& c, int i, int wilds, std::vector<Opti
             int length = R_ - e.q + 1;
             int pad = length < run_min ? run_min - length : 0;
             if (e.q < R_ && e.gaps + pad <= wilds && length + pad <= R_ && e.q - 1 >= pad) {
-                Option o;
-                for (int x = 0; x < e.size; ++x) o.faces[x] = e.faces[x];
-                o.size = uint8_t(e.size);
-                o.used = e.gaps + pad;
-                o.room = R_ - length - pad;
-                o.suit = suit, o.low = e.q - pad, o.high = R_;
-                out.push_back(o);
+                emit(e, e.gaps + pad, R_ - length - pad, e.q - pad, R_);
             }
             for (int nq = e.q - 1; nq > 0; --nq) {
                 int g = e.gaps + (e.q - nq - 1);
