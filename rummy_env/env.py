@@ -27,6 +27,22 @@ REWARD_MODES = ("relative", "penalty", "win")
 RENDER_MODES = ("ansi", "human")
 
 
+def round_rewards(reward_mode: str, penalties: list[int], game_over: bool, scores: list[int]) -> list[float] | None:
+    """Each seat's reward for a round that ended with ``penalties`` (``scores``: the game's
+    totals after it), or ``None`` where the mode gives none: ``relative``, the table's mean
+    penalty less the seat's, ``penalty``, minus the seat's, both per 100 points; ``win``, at
+    the game's end only, 1 for each seat with the lowest total and -1 for the others."""
+    if reward_mode == "relative":
+        mean = sum(penalties) / len(penalties)
+        return [(mean - pen) / 100.0 for pen in penalties]
+    if reward_mode == "penalty":
+        return [-pen / 100.0 for pen in penalties]
+    if not game_over:
+        return None
+    best = min(scores)
+    return [1.0 if score == best else -1.0 for score in scores]
+
+
 class ActionMask(np.ndarray):
     """The type of ``action_mask``: an int8 array like any other (the dtype gymnasium's
     ``Discrete.sample(mask=...)`` requires), whose ``nonzero`` reads its bytes as booleans.
@@ -201,18 +217,10 @@ class RummyEnv(AECEnv):
             self.render()
 
     def _score_round(self, result: RoundResult) -> None:
-        pens = result.penalties
-        if self.reward_mode == "relative":
-            mean = sum(pens) / len(pens)
-            for a, pen in zip(self.possible_agents, pens):
-                self.rewards[a] = (mean - pen) / 100.0
-        elif self.reward_mode == "penalty":
-            for a, pen in zip(self.possible_agents, pens):
-                self.rewards[a] = -pen / 100.0
-        elif result.game_over:
-            winners = set(self.engine.winners(self.game_state))
-            for seat, a in enumerate(self.possible_agents):
-                self.rewards[a] = 1.0 if seat in winners else -1.0
+        rewards = round_rewards(self.reward_mode, result.penalties, result.game_over, self.game_state.scores)
+        if rewards is not None:
+            for a, reward in zip(self.possible_agents, rewards):
+                self.rewards[a] = reward
 
     def _require_state(self) -> GameState:
         if self.game_state is None:
@@ -454,4 +462,4 @@ def wrap(raw: RummyEnv) -> AECEnv:
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(raw))
 
 
-__all__ = ["ActionMask", "RummyEnv", "EnvSnapshot", "IllegalActionError", "wrap"]
+__all__ = ["ActionMask", "RummyEnv", "EnvSnapshot", "IllegalActionError", "round_rewards", "wrap"]

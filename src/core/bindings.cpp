@@ -9,10 +9,43 @@
 
 #include "contract_solver.hpp"
 #include "py_random.hpp"
+#include "batch.hpp"
 #include "table.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
+
+namespace {
+
+rummy::TableRules table_rules(int num_players, int num_suits, int num_ranks, bool has_wild_card,
+                              const std::vector<int>& cards, int set_min, int set_max, bool set_distinct_suits,
+                              int run_min, bool ace_high, bool all_wild_melds, const std::vector<int>& rank_penalties,
+                              const std::vector<int>& hand_sizes, const std::vector<int>& wild_ranks,
+                              int max_turns_per_round) {
+    if (hand_sizes.size() != wild_ranks.size())
+        throw std::invalid_argument("hand_sizes and wild_ranks hold one entry per round");
+    rummy::TableRules rules{num_players, num_suits, num_ranks, has_wild_card, cards,
+                            {set_min, set_max, set_distinct_suits, run_min, ace_high, all_wild_melds},
+                            rank_penalties, {}, max_turns_per_round};
+    for (std::size_t r = 0; r < hand_sizes.size(); ++r) rules.rounds.push_back({hand_sizes[r], wild_ranks[r]});
+    return rules;
+}
+
+#define TABLE_RULE_ARGS                                                                                        \
+    "num_players"_a, "num_suits"_a, "num_ranks"_a, "has_wild_card"_a, "cards"_a, "set_min"_a, "set_max"_a,     \
+        "set_distinct_suits"_a, "run_min"_a, "ace_high"_a, "all_wild_melds"_a, "rank_penalties"_a, "hand_sizes"_a, \
+        "wild_ranks"_a, "max_turns_per_round"_a
+
+template <typename T, typename... Shape>
+using Array = nb::ndarray<T, nb::numpy, nb::c_contig, nb::device::cpu, Shape...>;
+
+template <typename A>
+void require_shape(const A& a, const char* name, std::size_t rows, std::size_t cols = 0) {
+    const bool ok = cols ? a.ndim() == 2 && a.shape(0) == rows && a.shape(1) == cols : a.ndim() == 1 && a.shape(0) == rows;
+    if (!ok) throw std::invalid_argument(std::string(name) + " has the wrong shape for this batch");
+}
+
+}  // namespace
 
 NB_MODULE(_core, m) {
     m.doc() = "rummy_env's compiled core (src/core); rummy_env.meld_solver is its Python reference.";
@@ -93,17 +126,11 @@ NB_MODULE(_core, m) {
                const std::vector<int>& cards, int set_min, int set_max, bool set_distinct_suits, int run_min,
                bool ace_high, bool all_wild_melds, const std::vector<int>& rank_penalties,
                const std::vector<int>& hand_sizes, const std::vector<int>& wild_ranks, int max_turns_per_round) {
-                if (hand_sizes.size() != wild_ranks.size())
-                    throw std::invalid_argument("hand_sizes and wild_ranks hold one entry per round");
-                rummy::TableRules rules{num_players, num_suits, num_ranks, has_wild_card, cards,
-                                        {set_min, set_max, set_distinct_suits, run_min, ace_high, all_wild_melds},
-                                        rank_penalties, {}, max_turns_per_round};
-                for (std::size_t r = 0; r < hand_sizes.size(); ++r) rules.rounds.push_back({hand_sizes[r], wild_ranks[r]});
-                new (self) rummy::Table(rules);
+                new (self) rummy::Table(table_rules(num_players, num_suits, num_ranks, has_wild_card, cards, set_min,
+                                                    set_max, set_distinct_suits, run_min, ace_high, all_wild_melds,
+                                                    rank_penalties, hand_sizes, wild_ranks, max_turns_per_round));
             },
-            "num_players"_a, "num_suits"_a, "num_ranks"_a, "has_wild_card"_a, "cards"_a, "set_min"_a, "set_max"_a,
-            "set_distinct_suits"_a, "run_min"_a, "ace_high"_a, "all_wild_melds"_a, "rank_penalties"_a,
-            "hand_sizes"_a, "wild_ranks"_a, "max_turns_per_round"_a)
+            TABLE_RULE_ARGS)
         .def("reset", &rummy::Table::reset, "seed_words"_a)
         .def("legal_actions", &rummy::Table::legal_actions)
         .def("apply",
@@ -146,4 +173,72 @@ NB_MODULE(_core, m) {
             d["rng"] = s.rng.state();
             return d;
         }, "the game state as plain data (rummy_env.state.GameState's fields)");
+
+    nb::class_<rummy::Batch>(m, "Batch", "Tables of one game stepped in one call, on a thread pool (rummy_env.vector).")
+        .def(
+            "__init__",
+            [](rummy::Batch* self, int num_tables, int num_threads, int reward_mode, int num_players, int num_suits,
+               int num_ranks, bool has_wild_card, const std::vector<int>& cards, int set_min, int set_max,
+               bool set_distinct_suits, int run_min, bool ace_high, bool all_wild_melds,
+               const std::vector<int>& rank_penalties, const std::vector<int>& hand_sizes,
+               const std::vector<int>& wild_ranks, int max_turns_per_round) {
+                new (self) rummy::Batch(table_rules(num_players, num_suits, num_ranks, has_wild_card, cards, set_min,
+                                                    set_max, set_distinct_suits, run_min, ace_high, all_wild_melds,
+                                                    rank_penalties, hand_sizes, wild_ranks, max_turns_per_round),
+                                        num_tables, num_threads, reward_mode);
+            },
+            "num_tables"_a, "num_threads"_a, "reward_mode"_a, TABLE_RULE_ARGS)
+        .def_prop_ro("size", &rummy::Batch::size)
+        .def_prop_ro("threads", &rummy::Batch::threads)
+        .def(
+            "reset", [](rummy::Batch& self, int i, const std::vector<uint32_t>& words) {
+                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
+                self.reset(i, words);
+            },
+            "table"_a, "seed_words"_a)
+        .def(
+            "scores", [](rummy::Batch& self, int i) {
+                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
+                return self.table(i).state().scores;
+            },
+            "table"_a, "the table's scores so far")
+        .def(
+            "to_act", [](rummy::Batch& self, int i) {
+                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
+                return self.table(i).to_act();
+            },
+            "table"_a, "the seat to act at the table")
+        .def(
+            "legal_actions", [](rummy::Batch& self, int i) {
+                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
+                return self.table(i).legal_actions();
+            },
+            "table"_a)
+        .def(
+            "observe",
+            [](rummy::Batch& self, Array<int32_t, nb::ndim<1>> seats, Array<float, nb::ndim<2>> obs,
+               Array<bool, nb::ndim<2>> mask) {
+                const std::size_t n = std::size_t(self.size());
+                require_shape(seats, "seats", n);
+                require_shape(obs, "obs", n, std::size_t(self.table(0).observation_size()));
+                require_shape(mask, "mask", n, std::size_t(self.table(0).num_actions()));
+                nb::gil_scoped_release release;
+                self.observe(seats.data(), obs.data(), mask.data());
+            },
+            "seats"_a, "obs"_a, "mask"_a, "fills the arrays: each table's seat to act, its observation and mask")
+        .def(
+            "step",
+            [](rummy::Batch& self, Array<const int64_t, nb::ndim<1>> actions, Array<const uint64_t, nb::ndim<1>> seeds,
+               Array<float, nb::ndim<2>> rewards, Array<bool, nb::ndim<1>> done, Array<int32_t, nb::ndim<2>> scores) {
+                const std::size_t n = std::size_t(self.size()), p = std::size_t(self.table(0).state().scores.size());
+                require_shape(actions, "actions", n);
+                require_shape(seeds, "next_seeds", n);
+                require_shape(rewards, "rewards", n, p);
+                require_shape(done, "done", n);
+                require_shape(scores, "final_scores", n, p);
+                nb::gil_scoped_release release;
+                return self.step(actions.data(), seeds.data(), rewards.data(), done.data(), scores.data());
+            },
+            "actions"_a, "next_seeds"_a, "rewards"_a, "done"_a, "final_scores"_a,
+            "the first table whose action is illegal (nothing applied), or -1 once every action is applied");
 }

@@ -1,7 +1,9 @@
 #include "table.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
+#include <tuple>
 
 namespace rummy {
 
@@ -9,8 +11,7 @@ namespace {
 constexpr int kDrawStock = 0, kDrawDiscard = 1;
 }
 
-Table::Table(const TableRules& rules)
-    : rules_(rules), solver_(rules.num_suits, rules.num_ranks, rules.melds) {
+Table::Table(const TableRules& rules) : rules_(rules) {
     if (rules.num_players < 2 || rules.num_players > 8) throw std::invalid_argument("a table seats 2 to 8 players");
     if (rules.rounds.empty()) throw std::invalid_argument("a game has at least one round");
     if (int(rules.rank_penalties.size()) != rules.num_ranks)
@@ -25,6 +26,19 @@ Table::Table(const TableRules& rules)
         if (r.wild_rank >= rules.num_ranks) throw std::invalid_argument("a wild rank is not a rank of the deck");
     }
     for (int f = 0; f < num_naturals_; ++f) natural_values_.push_back(rules.rank_penalties[f % rules.num_ranks]);
+    solver();  // the deck and meld rules are checked here, not at the first move
+}
+
+ContractSolver& Table::solver() const {
+    using Key = std::tuple<int, int, int, int, bool, int, bool, bool>;
+    thread_local std::vector<std::pair<Key, std::unique_ptr<ContractSolver>>> solvers;
+    const MeldRules& m = rules_.melds;
+    const Key key{rules_.num_suits, rules_.num_ranks, m.set_min, m.set_max, m.set_distinct_suits, m.run_min,
+                  m.ace_high, m.all_wild_melds};
+    for (auto& [k, s] : solvers)
+        if (k == key) return *s;
+    solvers.emplace_back(key, std::make_unique<ContractSolver>(rules_.num_suits, rules_.num_ranks, m));
+    return *solvers.back().second;
 }
 
 // ---------------------------------------------------------------- dealing (rules/deal.py)
@@ -36,6 +50,7 @@ void Table::reset(const std::vector<uint32_t>& seed_words) {
     state_ = std::move(s);
     deal();
     dealt_ = true;
+    legal_known_ = false;
 }
 
 void Table::deal() {
@@ -90,23 +105,27 @@ std::pair<std::vector<int>, int> Table::split_wilds(const std::vector<int>& hand
     return {naturals, wilds};
 }
 
-std::vector<int> Table::legal_actions() {
+const std::vector<int>& Table::legal_actions() {
     if (!dealt_) throw std::logic_error("reset the table before playing it");
+    if (legal_known_) return legal_;
+    std::vector<int>& actions = legal_;
+    actions.clear();
+    legal_known_ = true;
     const State& s = state_;
-    if (s.phase == kGameOver) return {};
+    if (s.phase == kGameOver) return actions;
     if (s.phase == kDraw) {
-        if (s.discard.empty()) return {kDrawStock};
-        return {kDrawStock, kDrawDiscard};
+        actions.push_back(kDrawStock);
+        if (!s.discard.empty()) actions.push_back(kDrawDiscard);
+        return actions;
     }
     const std::vector<int>& hand = s.hands[s.current];
-    std::vector<int> actions;
     const int t = s.taken_face;
     for (int f = 0; f < num_faces_; ++f)  // any card held but the one just taken, unless another of its face is
         if (hand[f] && !(f == t && hand[f] == 1)) actions.push_back(2 + f);
     if (s.went_out < 0) {
         const int blocked = t >= 0 && hand[t] == 1 ? t : -1;
         auto [naturals, wilds] = split_wilds(hand);
-        auto [faces, wild_ok] = solver_.meldable_without_one(naturals, wilds);
+        auto [faces, wild_ok] = solver().meldable_without_one(naturals, wilds);
         if (wild_ok)
             for (int f : wild_faces())
                 if (hand[f]) faces.push_back(f);
@@ -119,9 +138,10 @@ std::vector<int> Table::legal_actions() {
 
 // ---------------------------------------------------------------- effects
 std::optional<RoundEnd> Table::apply(int action) {
-    std::vector<int> legal = legal_actions();
+    const std::vector<int>& legal = legal_actions();
     if (!std::binary_search(legal.begin(), legal.end(), action))
         throw std::invalid_argument("illegal action " + std::to_string(action));
+    legal_known_ = false;
     if (action == kDrawStock) return draw_stock();
     if (action == kDrawDiscard) {
         take_from_discard();
@@ -184,7 +204,7 @@ std::optional<RoundEnd> Table::go_out(int face) {
     put_on_discard(face);
     std::vector<int>& hand = s.hands[p];
     auto [naturals, wilds] = split_wilds(hand);
-    Arrangement best = solver_.best_arrangement(naturals, wilds, natural_values_, 0);
+    Arrangement best = solver().best_arrangement(naturals, wilds, natural_values_, 0);
     std::vector<int> wild_cards;
     for (int f : wild_faces())
         for (int k = 0; k < hand[f]; ++k) wild_cards.push_back(f);
@@ -235,7 +255,7 @@ int Table::hand_penalty(int seat) {  // the least penalty over every arrangement
     if (!wilds && std::all_of(naturals.begin(), naturals.end(), [](int k) { return k == 0; })) return 0;
     const int rank = rules_.rounds[state_.round].wild_rank;
     const int wild_value = rank >= 0 ? rules_.rank_penalties[rank] : 0;
-    return solver_.min_penalty(naturals, wilds, natural_values_, wild_value);
+    return solver().min_penalty(naturals, wilds, natural_values_, wild_value);
 }
 
 // ---------------------------------------------------------------- observation (observation.py)

@@ -61,8 +61,12 @@ public:
 
     // A new game from a seed (the words of rummy_env.backend.seed_words), as Dealing.new_game.
     void reset(const std::vector<uint32_t>& seed_words);
-    // The legal action ids of the seat to act, ascending (ActionLayout's ids).
-    std::vector<int> legal_actions();
+    // The legal action ids of the seat to act, ascending (ActionLayout's ids); computed once
+    // per state.
+    const std::vector<int>& legal_actions();
+    // The seat to act (the player whose turn it is).
+    int to_act() const { return state_.current; }
+    bool game_over() const { return state_.phase == kGameOver; }
     // Applies a legal action (std::invalid_argument naming it otherwise, the state unchanged);
     // the round's end, if it ended.
     std::optional<RoundEnd> apply(int action);
@@ -87,12 +91,17 @@ private:
     std::vector<int> wild_faces() const;
     std::pair<std::vector<int>, int> split_wilds(const std::vector<int>& hand) const;
 
+    // This thread's solver for the table's deck and meld rules: shared by every table a thread
+    // plays, so that a batch of thousands holds a few solvers' memos, not thousands.
+    ContractSolver& solver() const;
+
     TableRules rules_;
-    ContractSolver solver_;
     int num_faces_, num_naturals_;
     std::vector<int> natural_values_;
     State state_;
     bool dealt_ = false;
+    std::vector<int> legal_;
+    bool legal_known_ = false;
 };
 
 }  // namespace rummy

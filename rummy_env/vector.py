@@ -1,0 +1,292 @@
+"""Many tables of one game stepped in one call: the batched API (docs/architecture.md#the-batched-api).
+
+``make(game, num_tables, num_players=..., seed=..., **rules)`` returns ``Tables``:
+
+- ``reset(seeds=None)`` deals every table a new game. Table ``i`` with ``seeds[i]`` is dealt
+  exactly as the AEC env's ``reset(seed=seeds[i])`` deals, and its later games come from the
+  same stream as that env's later ``reset()``; without seeds each table draws its next game
+  from its own stream, which ``make(seed=s)`` starts reproducibly (table ``i``'s from
+  ``numpy.random.default_rng([s, i])``; from OS entropy when ``seed`` is ``None``).
+  ``game_seeds[i]`` is the seed of table ``i``'s current game: ``env.reset(seed=...)`` with it
+  replays the game in the AEC env.
+- ``observe()`` returns an ``Observation``: ``seat`` (int32 ``[N]``, the seat to act at each
+  table, a buyer asked out of turn included), ``obs`` (float32 ``[N, observation_size]``, that
+  seat's observation, the AEC env's bit for bit) and ``mask`` (bool ``[N, num_actions]``).
+  The arrays are new on every call and the caller's: a later ``step`` never changes them.
+- ``step(actions)`` applies one action id at each table and returns ``(rewards, done)``:
+  ``rewards`` float32 ``[N, num_players]``, what every seat received on that step (the AEC
+  env's ``rewards`` after the same step, in the batch's ``reward_mode``), and ``done`` bool
+  ``[N]``. A finished table is dealt its next game at once; its final scores are in
+  ``final_scores`` (int32 ``[N, num_players]``, rows where ``done``) until the next step.
+  Every action is checked before any is applied: an illegal one raises
+  ``IllegalActionError`` naming the table, the seat and the action, and changes no table.
+
+The ``native`` backend runs the tables in the compiled core (``src/core/batch.cpp``) on a
+pool of ``num_threads`` threads; the result does not depend on the thread count. The
+``python`` backend runs the same API on the reference engine, one table after another. The
+core plays the games without contract play so far (Three-Thirteen); a contract game runs on
+the reference engine unless ``backend="native"`` is asked for, which is then refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from . import _core
+from .actions import ActionLayout
+from .backend import BACKENDS, Backend, default_backend, seed_words
+from .engine import Engine
+from .env import REWARD_MODES, round_rewards
+from .observation import Observer
+from .registry import game_spec
+from .rules import GameRules
+from .state import GameState, IllegalActionError, Phase
+
+
+class Observation(NamedTuple):
+    """What ``Tables.observe`` returns: at each table, the seat to act, its view and mask."""
+
+    seat: np.ndarray
+    obs: np.ndarray
+    mask: np.ndarray
+
+
+def make(
+    game: str,
+    num_tables: int,
+    num_players: int | None = None,
+    seed: int | None = None,
+    *,
+    num_threads: int = 1,
+    reward_mode: str = "relative",
+    backend: Backend | None = None,
+    **rules: Any,
+) -> Tables:
+    """``num_tables`` tables of ``game`` (a name of ``rummy_env.registry.GAMES``) with the
+    game's rule options ``rules``, dealt their first games (module docstring)."""
+    spec = game_spec(game)
+    if isinstance(num_tables, bool) or not isinstance(num_tables, int) or num_tables < 1:
+        raise ValueError(f"num_tables must be a positive integer, not {num_tables!r}")
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not 1 <= num_threads <= 256:
+        raise ValueError(f"num_threads must be an integer from 1 to 256, not {num_threads!r}")
+    if reward_mode not in REWARD_MODES:
+        raise ValueError(f"reward_mode must be one of {REWARD_MODES}, not {reward_mode!r}")
+    if backend is not None and backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if num_players is not None:
+        rules["num_players"] = num_players
+    try:
+        game_rules = spec.rules(**rules)
+    except TypeError as err:
+        raise ValueError(f"bad configuration for {game}: {err}") from None
+    compiled = game_rules.contract_play is None
+    if backend == "native" and not compiled:
+        raise ValueError(f"the compiled core plays games without contract play so far, not {game}: "
+                         "use backend='python'")
+    chosen = backend or default_backend()
+    kind = NativeTables if chosen == "native" and compiled else PythonTables
+    return kind(game_rules, num_tables, seed, num_threads, reward_mode)
+
+
+class Tables:
+    """A batch of tables of one game (module docstring); ``NativeTables`` and
+    ``PythonTables`` run it."""
+
+    backend: Backend
+
+    def __init__(self, rules: GameRules, num_tables: int, seed: int | None, num_threads: int,
+                 reward_mode: str) -> None:
+        self.rules = rules
+        self.game = rules.game
+        self.num_tables = num_tables
+        self.num_players = rules.num_players
+        self.num_threads = num_threads
+        self.reward_mode = reward_mode
+        self.layout = ActionLayout(rules)
+        self.num_actions = self.layout.size
+        if seed is not None:
+            seed = Engine.check_seed(seed)
+        self._streams = [np.random.default_rng(None if seed is None else [abs(seed), i]) for i in range(num_tables)]
+        self.game_seeds: list[int] = [0] * num_tables
+        """The seed of each table's current game (``env.reset(seed=...)`` deals it again)."""
+        self._next_seeds = np.zeros(num_tables, dtype=np.uint64)
+        self._draw_next_seeds(range(num_tables))
+        self.final_scores = np.zeros((num_tables, self.num_players), dtype=np.int32)
+        """Each table's final scores of the game that the last step finished, where ``done``."""
+        self.reset()
+
+    @property
+    def observation_size(self) -> int:
+        raise NotImplementedError
+
+    def reset(self, seeds: Sequence[int] | None = None) -> None:
+        """Every table a new game (module docstring); a bad seed raises ``ValueError`` and
+        changes no table."""
+        if seeds is None:  # each stream's next game, drawn after the last
+            game_seeds, streams = [int(s) for s in self._next_seeds], self._streams
+        else:
+            if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__len__") or len(seeds) != self.num_tables:
+                raise ValueError(f"seeds must hold one seed per table ({self.num_tables}), not {seeds!r}")
+            game_seeds = [Engine.check_seed(s) for s in seeds]
+            if None in game_seeds:
+                raise ValueError(f"seeds must be integers, not {seeds!r}")
+            streams = [np.random.default_rng(abs(s)) for s in game_seeds]
+        self._streams = streams
+        self.game_seeds = game_seeds
+        for i, s in enumerate(game_seeds):
+            self._deal(i, s)
+        self._draw_next_seeds(range(self.num_tables))
+
+    def _draw_next_seeds(self, tables: Any) -> None:
+        """The seed of each of ``tables``' next game: the step that ends a game deals it."""
+        for i in tables:
+            self._next_seeds[i] = self._streams[i].integers(2**63)
+
+    def observe(self) -> Observation:
+        raise NotImplementedError
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        actions = self._action_array(actions)
+        rewards = np.zeros((self.num_tables, self.num_players), dtype=np.float32)
+        done = np.zeros(self.num_tables, dtype=np.bool_)
+        illegal = self._step(actions, rewards, done)
+        if illegal >= 0:
+            raise self._illegal(illegal, int(actions[illegal]))
+        finished = np.flatnonzero(done)  # those tables were dealt their next game
+        for i in finished:
+            self.game_seeds[i] = int(self._next_seeds[i])
+        self._draw_next_seeds(finished)
+        return rewards, done
+
+    def _action_array(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.shape != (self.num_tables,):
+            raise IllegalActionError(f"actions must hold one action id per table, shape ({self.num_tables},), "
+                                     f"not {array.shape}; no table was changed")
+        if array.dtype.kind not in "iu":
+            raise IllegalActionError(f"actions must be integer action ids, not {array.dtype}; no table was changed")
+        return array.astype(np.int64, copy=False) if array.dtype.kind == "i" else self._unsigned(array)
+
+    def _unsigned(self, array: np.ndarray) -> np.ndarray:
+        too_big = np.flatnonzero(array >= self.num_actions)
+        if too_big.size:
+            raise self._illegal(int(too_big[0]), int(array[too_big[0]]))
+        return array.astype(np.int64)
+
+    def _illegal(self, table: int, action: int) -> IllegalActionError:
+        legal = self.legal_actions(table)
+        text = self.layout.text(action) if 0 <= action < self.num_actions else "outside the action space"
+        return IllegalActionError(
+            f"table {table}: illegal action {action} ({text}) for seat {self._seat(table)}; legal now: "
+            + ", ".join(self.layout.text(a) for a in legal) + "; no table was changed")
+
+    def legal_actions(self, table: int) -> list[int]:
+        """The legal action ids at ``table``, ascending."""
+        raise NotImplementedError
+
+    def _seat(self, table: int) -> int:
+        raise NotImplementedError
+
+    def _deal(self, table: int, seed: int) -> None:
+        raise NotImplementedError
+
+    def _step(self, actions: np.ndarray, rewards: np.ndarray, done: np.ndarray) -> int:
+        raise NotImplementedError
+
+
+_REWARD_MODE_IDS = {mode: i for i, mode in enumerate(REWARD_MODES)}
+
+
+class NativeTables(Tables):
+    """The tables in the compiled core (``src/core/batch.cpp``), on a thread pool."""
+
+    backend: Backend = "native"
+
+    def __init__(self, rules: GameRules, num_tables: int, seed: int | None, num_threads: int,
+                 reward_mode: str) -> None:
+        from .table import table_arguments
+
+        self._core = _core.Batch(num_tables, num_threads, _REWARD_MODE_IDS[reward_mode], **table_arguments(rules))
+        self._obs_size = _core.Table(**table_arguments(rules)).observation_size
+        super().__init__(rules, num_tables, seed, num_threads, reward_mode)
+
+    @property
+    def observation_size(self) -> int:
+        return self._obs_size
+
+    def _deal(self, table: int, seed: int) -> None:
+        self._core.reset(table, seed_words(seed))
+
+    def observe(self) -> Observation:
+        seat = np.empty(self.num_tables, dtype=np.int32)
+        obs = np.empty((self.num_tables, self._obs_size), dtype=np.float32)
+        mask = np.empty((self.num_tables, self.num_actions), dtype=np.bool_)
+        self._core.observe(seat, obs, mask)
+        return Observation(seat, obs, mask)
+
+    def legal_actions(self, table: int) -> list[int]:
+        return self._core.legal_actions(table)
+
+    def _seat(self, table: int) -> int:
+        return self._core.to_act(table)
+
+    def _step(self, actions: np.ndarray, rewards: np.ndarray, done: np.ndarray) -> int:
+        return self._core.step(actions, self._next_seeds, rewards, done, self.final_scores)
+
+
+class PythonTables(Tables):
+    """The tables on the reference engine (``rummy_env.engine``), one after another."""
+
+    backend: Backend = "python"
+
+    def __init__(self, rules: GameRules, num_tables: int, seed: int | None, num_threads: int,
+                 reward_mode: str) -> None:
+        self.engine = Engine(rules)
+        self.observer = Observer(self.engine)
+        self.states: list[GameState] = [None] * num_tables  # type: ignore[list-item]
+        super().__init__(rules, num_tables, seed, num_threads, reward_mode)
+
+    @property
+    def observation_size(self) -> int:
+        return self.observer.size
+
+    def _deal(self, table: int, seed: int) -> None:
+        self.states[table] = self.engine.new_game(seed)
+
+    def observe(self) -> Observation:
+        seat = np.empty(self.num_tables, dtype=np.int32)
+        obs = np.empty((self.num_tables, self.observation_size), dtype=np.float32)
+        mask = np.zeros((self.num_tables, self.num_actions), dtype=np.bool_)
+        for i, state in enumerate(self.states):
+            seat[i] = self.engine.to_act(state)
+            obs[i] = self.observer.encode(state, int(seat[i]))
+            mask[i, self.engine.legal_actions(state)] = True
+        return Observation(seat, obs, mask)
+
+    def legal_actions(self, table: int) -> list[int]:
+        return list(self.engine.legal_actions(self.states[table]))
+
+    def _seat(self, table: int) -> int:
+        return self.engine.to_act(self.states[table])
+
+    def _step(self, actions: np.ndarray, rewards: np.ndarray, done: np.ndarray) -> int:
+        for i, (state, action) in enumerate(zip(self.states, actions)):
+            if action not in self.engine.legal_actions(state):
+                return i
+        for i, (state, action) in enumerate(zip(self.states, actions)):
+            result = self.engine.apply(state, int(action))
+            if result is None:
+                continue
+            received = round_rewards(self.reward_mode, result.penalties, result.game_over, state.scores)
+            if received is not None:
+                rewards[i] = received
+            if state.phase == Phase.GAME_OVER:
+                done[i] = True
+                self.final_scores[i] = state.scores
+                self.states[i] = self.engine.new_game(int(self._next_seeds[i]))
+        return -1
+
+
+__all__ = ["Observation", "Tables", "NativeTables", "PythonTables", "make"]

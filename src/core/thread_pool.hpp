@@ -1,0 +1,101 @@
+// A fixed pool of worker threads that runs one indexed job at a time (EnvPool style): the
+// caller's thread works too, items are handed out in chunks from an atomic counter, and the
+// first exception of any item is rethrown to the caller once every thread has stopped.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace rummy {
+
+class ThreadPool {
+public:
+    explicit ThreadPool(int threads) {
+        for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { work_loop(); });
+    }
+    ~ThreadPool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& t : workers_) t.join();
+    }
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    int threads() const { return int(workers_.size()) + 1; }
+
+    // fn(i) for every i in [0, n), on every thread of the pool; returns when all are done.
+    void run(int n, const std::function<void(int)>& fn) {
+        if (n <= 0) return;
+        if (workers_.empty() || n == 1) {
+            for (int i = 0; i < n; ++i) fn(i);
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = &fn;
+            size_ = n;
+            chunk_ = std::max(1, n / (threads() * 8));
+            next_.store(0);
+            error_ = nullptr;
+            busy_ = int(workers_.size());
+            ++generation_;
+        }
+        wake_.notify_all();
+        do_items();
+        std::unique_lock<std::mutex> lock(mutex_);
+        finished_.wait(lock, [this] { return busy_ == 0; });
+        job_ = nullptr;
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    void do_items() {
+        for (;;) {
+            const int start = next_.fetch_add(chunk_);
+            if (start >= size_) return;
+            const int end = std::min(size_, start + chunk_);
+            try {
+                for (int i = start; i < end; ++i) (*job_)(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (!error_) error_ = std::current_exception();
+            }
+        }
+    }
+
+    void work_loop() {
+        unsigned long seen = 0;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+                if (stop_) return;
+                seen = generation_;
+            }
+            do_items();
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (--busy_ == 0) finished_.notify_one();
+        }
+    }
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_, finished_;
+    const std::function<void(int)>* job_ = nullptr;
+    int size_ = 0, chunk_ = 1, busy_ = 0;
+    std::atomic<int> next_{0};
+    unsigned long generation_ = 0;
+    bool stop_ = false;
+    std::exception_ptr error_;
+};
+
+}  // namespace rummy

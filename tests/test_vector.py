@@ -1,0 +1,215 @@
+"""The batched API (``rummy_env.vector``), over every registered game and both backends: each
+table plays exactly as the AEC env plays the same seed, step for step (seat, observation,
+mask, rewards, the game's end and its final scores, the next game's deal); an illegal action
+changes no table and names it; the result does not depend on the thread count; the arrays
+handed out are the caller's; bad input is refused with the batch unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rummy_env import vector
+from rummy_env.registry import GAMES
+from rummy_env.state import IllegalActionError
+
+COMPILED = [name for name in GAMES if GAMES[name].rules().contract_play is None]
+"""The games the compiled core plays so far (read from the rules, not listed by hand)."""
+
+GAME_BACKENDS = [(name, "python") for name in GAMES] + [(name, "native") for name in COMPILED]
+
+
+def random_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
+def snapshot(tables: vector.Tables) -> tuple[np.ndarray, ...]:
+    o = tables.observe()
+    return o.seat, o.obs, o.mask
+
+
+def assert_same_view(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> None:
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("reward_mode", ["relative", "penalty", "win"])
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_each_table_plays_as_the_aec_env_plays_its_seed(game: str, backend: str, reward_mode: str) -> None:
+    """Short rounds (a cap of 6 turns) so that games end, auto-reset and continue within the test."""
+    spec = GAMES[game]
+    for players in spec.player_counts[:1] + spec.player_counts[-1:]:
+        seeds = [7, -3, 2**40 + 5]
+        tables = vector.make(game, len(seeds), num_players=players, max_turns_per_round=6,
+                             reward_mode=reward_mode, backend=backend)
+        tables.reset(seeds)
+        envs = []
+        for s in seeds:
+            env = spec.raw_env(num_players=players, max_turns_per_round=6, reward_mode=reward_mode)
+            env.reset(seed=s)
+            envs.append(env)
+        rng = np.random.default_rng(players)
+        ended = np.zeros(len(seeds), dtype=int)
+        for _ in range(3000):  # until every table has finished a game and played on in its next
+            if ended.min() >= 1 and _ % 20 == 0:
+                break
+            o = tables.observe()
+            for i, env in enumerate(envs):
+                agent = env.agent_selection
+                assert f"player_{o.seat[i]}" == agent
+                seen = env.observe(agent)
+                np.testing.assert_array_equal(o.obs[i], seen["observation"])
+                np.testing.assert_array_equal(o.mask[i], seen["action_mask"].astype(bool))
+            actions = random_actions(rng, o.mask)
+            rewards, done = tables.step(actions)
+            for i, env in enumerate(envs):
+                env.step(int(actions[i]))
+                np.testing.assert_array_equal(rewards[i], np.float32([env.rewards[a] for a in env.possible_agents]))
+                assert done[i] == all(env.terminations.values())
+                if done[i]:
+                    ended[i] += 1
+                    assert tables.final_scores[i].tolist() == env.game_state.scores
+                    env.reset()  # the env's next game from its own stream, as the table's
+                    assert tables.game_seeds[i] == env.game_seed
+        assert ended.min() >= 1, "a table finished no game: the test compares no game's end or next deal"
+
+
+@pytest.mark.parametrize("game", COMPILED)
+def test_native_and_python_backends_agree_at_every_step(game: str) -> None:
+    native = vector.make(game, 12, seed=11, num_threads=2, max_turns_per_round=10)
+    python = vector.make(game, 12, seed=11, backend="python", max_turns_per_round=10)
+    assert native.backend == "native" and python.backend == "python"
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(600):
+        view = snapshot(native)
+        assert_same_view(view, snapshot(python))
+        actions = random_actions(rng, view[2])
+        r1, d1 = native.step(actions)
+        r2, d2 = python.step(actions)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(d1, d2)
+        np.testing.assert_array_equal(native.final_scores[d1], python.final_scores[d2])
+        ended += int(d1.sum())
+    assert native.game_seeds == python.game_seeds
+    assert ended > 0
+
+
+@pytest.mark.parametrize("game", COMPILED)
+def test_the_thread_count_changes_nothing(game: str) -> None:
+    batches = [vector.make(game, 37, seed=5, num_threads=k, max_turns_per_round=10) for k in (1, 2, 4)]
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        views = [snapshot(b) for b in batches]
+        for view in views[1:]:
+            assert_same_view(views[0], view)
+        actions = random_actions(rng, views[0][2])
+        results = [b.step(actions) for b in batches]
+        for rewards, done in results[1:]:
+            np.testing.assert_array_equal(rewards, results[0][0])
+            np.testing.assert_array_equal(done, results[0][1])
+
+
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_one_illegal_action_changes_no_table_and_names_it(game: str, backend: str) -> None:
+    tables = vector.make(game, 5, seed=3, backend=backend)
+    twin = vector.make(game, 5, seed=3, backend=backend)
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        actions = random_actions(rng, tables.observe().mask)
+        tables.step(actions)
+        twin.step(actions)
+    before = snapshot(tables)
+    actions = random_actions(rng, before[2])
+    bad = int(np.flatnonzero(~before[2][3])[0])
+    wrong = actions.copy()
+    wrong[3] = bad
+    with pytest.raises(IllegalActionError, match=rf"table 3: illegal action {bad} .* for seat {before[0][3]}"):
+        tables.step(wrong)
+    assert_same_view(snapshot(tables), before)
+    r1, d1 = tables.step(actions)  # the batch goes on as if the bad call never happened
+    r2, d2 = twin.step(actions)
+    np.testing.assert_array_equal(r1, r2)
+    assert_same_view(snapshot(tables), snapshot(twin))
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_bad_actions_and_seeds_are_refused_with_the_batch_unchanged(backend: str) -> None:
+    game = COMPILED[0]
+    tables = vector.make(game, 4, seed=9, backend=backend)
+    before = snapshot(tables)
+    legal = random_actions(np.random.default_rng(0), before[2])
+    bad_actions = {
+        "one action id per table": [legal[:3], legal.reshape(2, 2), legal[0]],
+        "integer action ids": [legal.astype(np.float64), legal.astype(bool), ["0"] * 4, [None] * 4],
+        "outside the action space": [np.where(np.arange(4) == 1, -1, legal),
+                                     np.where(np.arange(4) == 1, tables.num_actions, legal),
+                                     np.where(np.arange(4) == 1, 2**62, legal),
+                                     np.where(np.arange(4) == 1, 2**64 - 1, legal).astype(np.uint64)],
+    }
+    for message, cases in bad_actions.items():
+        for actions in cases:
+            with pytest.raises(IllegalActionError, match=message):
+                tables.step(actions)
+            assert_same_view(snapshot(tables), before)
+    seeds_before = list(tables.game_seeds)
+    for seeds in ([1, 2, 3], [1, 2, 3, "4"], [1, 2, 3, 4.0], [1, 2, 3, None], "1234", 5):
+        with pytest.raises((ValueError, TypeError), match="seed"):
+            tables.reset(seeds)
+        assert tables.game_seeds == seeds_before
+        assert_same_view(snapshot(tables), before)
+
+
+def test_make_refuses_bad_arguments() -> None:
+    game = COMPILED[0]
+    contract = next(name for name in GAMES if name not in COMPILED)
+    cases = [
+        (dict(game="no_such_game", num_tables=2), "unknown game"),
+        (dict(game=game, num_tables=0), "num_tables"),
+        (dict(game=game, num_tables=True), "num_tables"),
+        (dict(game=game, num_tables=2, num_threads=0), "num_threads"),
+        (dict(game=game, num_tables=2, reward_mode="score"), "reward_mode"),
+        (dict(game=game, num_tables=2, backend="gpu"), "backend"),
+        (dict(game=game, num_tables=2, num_players=9), "num_players|players"),
+        (dict(game=game, num_tables=2, no_such_rule=1), "bad configuration"),
+        (dict(game=game, num_tables=2, seed="x"), "seed"),
+        (dict(game=contract, num_tables=2, backend="native"), "backend='python'"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(ValueError, match=message):
+            vector.make(**kwargs)
+
+
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_observations_are_the_callers(game: str, backend: str) -> None:
+    tables = vector.make(game, 3, seed=1, backend=backend)
+    first = tables.observe()
+    kept = tuple(a.copy() for a in first)
+    again = tables.observe()
+    for a in first:
+        a[...] = 0  # changing what was handed out reaches no later observe
+    assert_same_view(snapshot(tables), kept)
+    assert_same_view(again, kept)
+    actions = random_actions(np.random.default_rng(0), kept[2])
+    for _ in range(3):
+        tables.step(actions if _ == 0 else random_actions(np.random.default_rng(_), tables.observe().mask))
+    assert_same_view(again, kept)  # nor does a later step
+
+
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_the_seed_makes_every_tables_stream(game: str, backend: str) -> None:
+    """``make(seed=s)``: table i's games come from numpy's default_rng([s, i]), the same in two
+    batches, and each game is the AEC env's game of its seed."""
+    a = vector.make(game, 3, seed=21, backend=backend)
+    b = vector.make(game, 3, seed=21, backend=backend)
+    expected = [int(np.random.default_rng([21, i]).integers(2**63)) for i in range(3)]
+    assert a.game_seeds == b.game_seeds == expected
+    assert_same_view(snapshot(a), snapshot(b))
+    env = GAMES[game].raw_env()
+    env.reset(seed=expected[2])
+    np.testing.assert_array_equal(a.observe().obs[2], env.observe(env.agent_selection)["observation"])
+    a.reset()  # the next game of each stream, as the env's reset() without a seed
+    stream = np.random.default_rng([21, 2])
+    stream.integers(2**63)
+    assert a.game_seeds[2] == int(stream.integers(2**63))
+    assert vector.make(game, 3, seed=22, backend=backend).game_seeds != expected
