@@ -167,7 +167,7 @@ class Tables:
                                      f"not {array.shape}; no table was changed")
         if array.dtype.kind not in "iu":
             raise IllegalActionError(f"actions must be integer action ids, not {array.dtype}; no table was changed")
-        return array.astype(np.int64, copy=False) if array.dtype.kind == "i" else self._unsigned(array)
+        return np.ascontiguousarray(array, dtype=np.int64) if array.dtype.kind == "i" else self._unsigned(array)
 
     def _unsigned(self, array: np.ndarray) -> np.ndarray:
         too_big = np.flatnonzero(array >= self.num_actions)

@@ -85,8 +85,8 @@ def test_native_and_python_backends_agree_at_every_step(game: str) -> None:
         view = snapshot(native)
         assert_same_view(view, snapshot(python))
         actions = random_actions(rng, view[2])
-        r1, d1 = native.step(actions)
-        r2, d2 = python.step(actions)
+        r1, d1 = native.step(np.stack([actions, actions], axis=1)[:, 0])  # a strided view is read as any array
+        r2, d2 = python.step(actions.tolist())
         np.testing.assert_array_equal(r1, r2)
         np.testing.assert_array_equal(d1, d2)
         np.testing.assert_array_equal(native.final_scores[d1], python.final_scores[d2])
@@ -213,3 +213,84 @@ def test_the_seed_makes_every_tables_stream(game: str, backend: str) -> None:
     stream.integers(2**63)
     assert a.game_seeds[2] == int(stream.integers(2**63))
     assert vector.make(game, 3, seed=22, backend=backend).game_seeds != expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", COMPILED)
+def test_a_million_random_steps_agree_on_both_backends(game: str) -> None:
+    """At least 1,000,000 steps per game over its player counts, full games, compared as in
+    ``test_native_and_python_backends_agree_at_every_step`` (the fast suite's smaller sweep)."""
+    counts = GAMES[game].player_counts
+    steps_each = -(-1_000_000 // (64 * len(counts)))
+    total = ended = 0
+    for players in counts:
+        native = vector.make(game, 64, num_players=players, seed=players, num_threads=2)
+        python = vector.make(game, 64, num_players=players, seed=players, backend="python")
+        rng = np.random.default_rng(players)
+        for _ in range(steps_each):
+            view = snapshot(native)
+            assert_same_view(view, snapshot(python))
+            actions = random_actions(rng, view[2])
+            r1, d1 = native.step(actions)
+            r2, d2 = python.step(actions)
+            np.testing.assert_array_equal(r1, r2)
+            np.testing.assert_array_equal(d1, d2)
+            np.testing.assert_array_equal(native.final_scores[d1], python.final_scores[d2])
+            total += 64
+            ended += int(d1.sum())
+    assert total >= 1_000_000 and ended >= 50  # random play rarely goes out: most rounds run to the turn cap
+
+
+def test_the_core_batch_refuses_malformed_arrays() -> None:
+    """The bindings themselves (below ``Tables``' checks): wrong shapes, dtypes, layouts and
+    table numbers raise, never crash, and change nothing."""
+    from rummy_env import _core
+    from rummy_env.table import table_arguments
+
+    rules = GAMES[COMPILED[0]].rules()
+    batch = _core.Batch(3, 2, 0, **table_arguments(rules))
+    tables = vector.make(COMPILED[0], 3, seed=0)
+    obs_size, actions = tables.observation_size, tables.num_actions
+    players = rules.num_players
+    for i in range(3):
+        batch.reset(i, [i])
+    good = dict(seats=np.zeros(3, np.int32), obs=np.zeros((3, obs_size), np.float32),
+                mask=np.zeros((3, actions), np.bool_))
+    batch.observe(**good)
+    before = [a.copy() for a in good.values()]
+    bad_observe = [
+        dict(good, seats=np.zeros(4, np.int32)), dict(good, seats=np.zeros(3, np.int64)),
+        dict(good, obs=np.zeros((3, obs_size + 1), np.float32)), dict(good, obs=np.zeros((3, obs_size), np.float64)),
+        dict(good, obs=np.zeros((obs_size, 3), np.float32).T), dict(good, mask=np.zeros((3, actions), np.int8)),
+        dict(good, mask=None), dict(good, obs=[[0.0] * obs_size] * 3),
+    ]
+    for kwargs in bad_observe:
+        with pytest.raises((TypeError, ValueError)):
+            batch.observe(**kwargs)
+    step = dict(actions=np.zeros(3, np.int64), next_seeds=np.zeros(3, np.uint64),
+                rewards=np.zeros((3, players), np.float32), done=np.zeros(3, np.bool_),
+                final_scores=np.zeros((3, players), np.int32))
+    bad_step = [dict(step, actions=np.zeros(2, np.int64)), dict(step, actions=np.zeros(3, np.int32)),
+                dict(step, next_seeds=np.zeros(3, np.int64)), dict(step, rewards=np.zeros((3, players + 1), np.float32)),
+                dict(step, done=np.zeros(3, np.int8)), dict(step, final_scores=np.zeros((3, players), np.int64))]
+    for kwargs in bad_step:
+        with pytest.raises((TypeError, ValueError)):
+            batch.step(**kwargs)
+    for i in (-1, 3, 2**40):
+        for call in (batch.to_act, batch.legal_actions, batch.scores):
+            with pytest.raises((TypeError, ValueError, OverflowError)):
+                call(i)
+        with pytest.raises((TypeError, ValueError, OverflowError)):
+            batch.reset(i, [0])
+    for args in ((0, 1, 0), (2, 0, 0), (2, 1, 3), (2, 300, 0)):
+        with pytest.raises(ValueError):
+            _core.Batch(*args, **table_arguments(rules))
+    batch.observe(**good)
+    for a, b in zip(good.values(), before):
+        np.testing.assert_array_equal(a, b)
+    # random action ids (most illegal) never crash: the first illegal table is named, or all apply
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        step["actions"] = rng.integers(-5, actions + 5, size=3).astype(np.int64)
+        result = batch.step(**step)
+        assert result == -1 or 0 <= result < 3

@@ -225,7 +225,8 @@ NB_MODULE(_core, m) {
                 nb::gil_scoped_release release;
                 self.observe(seats.data(), obs.data(), mask.data());
             },
-            "seats"_a, "obs"_a, "mask"_a, "fills the arrays: each table's seat to act, its observation and mask")
+            // no conversion: a converted copy would be filled instead of the caller's array
+            "seats"_a.noconvert(), "obs"_a.noconvert(), "mask"_a.noconvert(), "fills the arrays: each table's seat to act, its observation and mask")
         .def(
             "step",
             [](rummy::Batch& self, Array<const int64_t, nb::ndim<1>> actions, Array<const uint64_t, nb::ndim<1>> seeds,
@@ -239,6 +240,7 @@ NB_MODULE(_core, m) {
                 nb::gil_scoped_release release;
                 return self.step(actions.data(), seeds.data(), rewards.data(), done.data(), scores.data());
             },
-            "actions"_a, "next_seeds"_a, "rewards"_a, "done"_a, "final_scores"_a,
+            "actions"_a.noconvert(), "next_seeds"_a.noconvert(), "rewards"_a.noconvert(), "done"_a.noconvert(),
+            "final_scores"_a.noconvert(),
             "the first table whose action is illegal (nothing applied), or -1 once every action is applied");
 }
