@@ -13,6 +13,8 @@
   table, a buyer asked out of turn included), ``obs`` (float32 ``[N, observation_size]``, that
   seat's observation, the AEC env's bit for bit) and ``mask`` (bool ``[N, num_actions]``).
   The arrays are new on every call and the caller's: a later ``step`` never changes them.
+  ``observe(out=buffers)`` fills the caller's own ``Observation`` of arrays of those shapes
+  and dtypes instead (say, rows of a rollout buffer) and returns it.
 - ``step(actions)`` applies one action id at each table and returns ``(rewards, done)``:
   ``rewards`` float32 ``[N, num_players]``, what every seat received on that step (the AEC
   env's ``rewards`` after the same step, in the batch's ``reward_mode``), and ``done`` bool
@@ -144,7 +146,29 @@ class Tables:
         for i in tables:
             self._next_seeds[i] = self._streams[i].integers(2**63)
 
-    def observe(self) -> Observation:
+    def observe(self, out: Observation | None = None) -> Observation:
+        """Every table's seat to act, its observation and mask: new arrays, or ``out`` filled."""
+        if out is None:
+            out = Observation(np.empty(self.num_tables, dtype=np.int32),
+                              np.empty((self.num_tables, self.observation_size), dtype=np.float32),
+                              np.empty((self.num_tables, self.num_actions), dtype=np.bool_))
+        else:
+            self._check_out(out)
+        self._observe(*out)
+        return out
+
+    def _check_out(self, out: Any) -> None:
+        shapes = {"seat": ((self.num_tables,), np.int32), "obs": ((self.num_tables, self.observation_size), np.float32),
+                  "mask": ((self.num_tables, self.num_actions), np.bool_)}
+        if not isinstance(out, Observation):
+            raise ValueError(f"out must be an Observation (seat, obs, mask), not {type(out).__name__}")
+        for (name, (shape, dtype)), array in zip(shapes.items(), out):
+            if not (isinstance(array, np.ndarray) and array.shape == shape and array.dtype == dtype
+                    and array.flags.c_contiguous and array.flags.writeable):
+                raise ValueError(f"out.{name} must be a writeable C-contiguous {np.dtype(dtype).name} array of "
+                                 f"shape {shape}")
+
+    def _observe(self, seat: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
         raise NotImplementedError
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -219,12 +243,8 @@ class NativeTables(Tables):
     def _deal(self, table: int, seed: int) -> None:
         self._core.reset(table, seed_words(seed))
 
-    def observe(self) -> Observation:
-        seat = np.empty(self.num_tables, dtype=np.int32)
-        obs = np.empty((self.num_tables, self._obs_size), dtype=np.float32)
-        mask = np.empty((self.num_tables, self.num_actions), dtype=np.bool_)
+    def _observe(self, seat: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
         self._core.observe(seat, obs, mask)
-        return Observation(seat, obs, mask)
 
     def legal_actions(self, table: int) -> list[int]:
         return self._core.legal_actions(table)
@@ -255,15 +275,12 @@ class PythonTables(Tables):
     def _deal(self, table: int, seed: int) -> None:
         self.states[table] = self.engine.new_game(seed)
 
-    def observe(self) -> Observation:
-        seat = np.empty(self.num_tables, dtype=np.int32)
-        obs = np.empty((self.num_tables, self.observation_size), dtype=np.float32)
-        mask = np.zeros((self.num_tables, self.num_actions), dtype=np.bool_)
+    def _observe(self, seat: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+        mask[...] = False
         for i, state in enumerate(self.states):
             seat[i] = self.engine.to_act(state)
             obs[i] = self.observer.encode(state, int(seat[i]))
             mask[i, self.engine.legal_actions(state)] = True
-        return Observation(seat, obs, mask)
 
     def legal_actions(self, table: int) -> list[int]:
         return list(self.engine.legal_actions(self.states[table]))

@@ -294,3 +294,19 @@ def test_the_core_batch_refuses_malformed_arrays() -> None:
         step["actions"] = rng.integers(-5, actions + 5, size=3).astype(np.int64)
         result = batch.step(**step)
         assert result == -1 or 0 <= result < 3
+
+
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_observe_fills_the_callers_buffers(game: str, backend: str) -> None:
+    tables = vector.make(game, 3, seed=4, backend=backend)
+    fresh = tables.observe()
+    out = vector.Observation(np.full(3, -7, np.int32), np.full(fresh.obs.shape, np.nan, np.float32),
+                             np.ones(fresh.mask.shape, np.bool_))
+    assert tables.observe(out=out) is out
+    assert_same_view(out, fresh)
+    wide = np.zeros((3, tables.observation_size + 1), np.float32)
+    bad = [out._replace(obs=wide[:, 1:]), out._replace(obs=out.obs.astype(np.float64)),
+           out._replace(mask=out.mask.astype(np.int8)), out._replace(seat=np.zeros(4, np.int32)), tuple(out)]
+    for buffers in bad:
+        with pytest.raises(ValueError, match="out"):
+            tables.observe(out=buffers)

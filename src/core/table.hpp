@@ -64,6 +64,7 @@ public:
     // The legal action ids of the seat to act, ascending (ActionLayout's ids); computed once
     // per state.
     const std::vector<int>& legal_actions();
+    bool legal_actions_known() const { return legal_known_; }
     // The seat to act (the player whose turn it is).
     int to_act() const { return state_.current; }
     bool game_over() const { return state_.phase == kGameOver; }

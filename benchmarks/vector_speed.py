@@ -1,0 +1,143 @@
+"""Agent steps per second of batched random play (``rummy_env.vector``), with the observation
+and the mask of every decision, on one thread and on two, beside OpenSpiel's gin rummy (its
+observation tensor and legal-action mask at every decision, ``env_speed.py``'s loop) in the
+same run; and the memory a table takes.
+
+    python benchmarks/vector_speed.py --seconds 3
+    python benchmarks/vector_speed.py --memory      # resident bytes per table, 4,096 tables
+
+The loop is what a batched learner runs: ``observe()`` (every table's seat, observation and
+mask), one random legal action per table chosen with numpy, ``step(actions)``. Every table
+step is one live agent step. The core's own rate (observe and step, without numpy's choice
+of the actions, which runs on one thread) is reported beside it. Each configuration is measured ``--repeats`` times, interleaved
+with the reference, and the medians are reported. The backend is the batch's default: the
+compiled core where it plays the game, the reference engine otherwise (the ``backend``
+column says which).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # repo root
+
+from benchmarks.env_speed import REFERENCE_GAME, cpu_info, environment_info, run_reference  # noqa: E402
+from rummy_env import vector  # noqa: E402
+from rummy_env.registry import GAMES  # noqa: E402
+
+
+def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float) -> dict[str, float]:
+    """The observe / choose / step loop for ``seconds``: agent steps per second, the CPU
+    share, and the core's steps per second (observe and step only, without numpy's choice)."""
+    steps = 0
+    in_core = 0.0
+    cpu0, start = time.process_time(), time.perf_counter()
+    while True:
+        t0 = time.perf_counter()
+        mask = tables.observe().mask
+        t1 = time.perf_counter()
+        actions = np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
+        t2 = time.perf_counter()
+        tables.step(actions)
+        t3 = time.perf_counter()
+        in_core += (t1 - t0) + (t3 - t2)
+        steps += tables.num_tables
+        elapsed = t3 - start
+        if elapsed >= seconds:
+            return {"steps_per_second": steps / elapsed, "cpu_share": (time.process_time() - cpu0) / elapsed,
+                    "core_steps_per_second": steps / in_core}
+
+
+def resident_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def memory_per_table(game: str, players: int, num_tables: int, steps: int) -> dict[str, float]:
+    """Resident bytes per table: the process's growth from building ``num_tables`` tables
+    and playing ``steps`` batched random steps (observations handed out included)."""
+    before = resident_bytes()
+    tables = vector.make(game, num_tables, num_players=players, seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        mask = tables.observe().mask
+        tables.step(np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1))
+    grown = resident_bytes() - before
+    return {"game": game, "players": players, "backend": tables.backend, "tables": num_tables,
+            "steps": steps, "bytes": grown, "bytes_per_table": grown / num_tables}
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seconds", type=float, default=3.0, help="length of one measurement")
+    p.add_argument("--repeats", type=int, default=3, help="measurements per configuration (median reported)")
+    p.add_argument("--tables", type=int, default=256, help="tables per batch")
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
+    p.add_argument("--memory", action="store_true", help="measure memory per table instead (its own process)")
+    p.add_argument("--json", help="write the results here")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.memory:
+        rows = [memory_per_table(game, 8 if game.startswith("contract") else args.players, 4096, 50)
+                for game in args.games]
+        for row in rows:
+            print(f"{row['game']:22s} {row['players']}p {row['backend']:6s} {row['tables']} tables: "
+                  f"{row['bytes'] / 2**20:7.1f} MiB, {row['bytes_per_table'] / 1024:7.1f} KiB per table")
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"memory": rows}, f, indent=2)
+        return 0
+    import pyspiel
+
+    print(json.dumps(environment_info(True)))
+    print(cpu_info())
+    reference = pyspiel.load_game(REFERENCE_GAME)
+    rng = np.random.default_rng(0)
+    rows, refs = [], []
+    for game in args.games:
+        for threads in args.threads:
+            tables = vector.make(game, args.tables, num_players=args.players, seed=0, num_threads=threads)
+            samples = []
+            for _ in range(args.repeats):
+                refs.append(run_reference(reference, pyspiel, rng, args.seconds, None).steps_per_second)
+                samples.append(run_batch(tables, rng, args.seconds))
+            row = {"game": game, "players": args.players, "backend": tables.backend, "threads": threads,
+                   "tables": args.tables, "samples": samples,
+                   **{k: statistics.median(s[k] for s in samples) for k in samples[0]}}
+            rows.append(row)
+            print(f"{game:22s} {tables.backend:6s} {threads} thread(s): {row['steps_per_second']:11,.0f} steps/s "
+                  f"(in the core {row['core_steps_per_second']:,.0f}; CPU share {row['cpu_share']:.2f})", flush=True)
+    ref = statistics.median(refs)
+    print(f"\nopen_spiel {REFERENCE_GAME} (2p), observation + mask: {ref:,.0f} steps/s (median of {len(refs)})")
+    print("\n| game | backend | threads | steps/s | x OpenSpiel gin | x one thread | in the core, steps/s "
+          "| x one thread |\n|---|---|---:|---:|---:|---:|---:|---:|")
+    one = {r["game"]: r for r in rows if r["threads"] == 1}
+    for r in rows:
+        base = one.get(r["game"])
+        scale = f"{r['steps_per_second'] / base['steps_per_second']:.2f}" if base else "-"
+        core = f"{r['core_steps_per_second'] / base['core_steps_per_second']:.2f}" if base else "-"
+        print(f"| {r['game']} | {r['backend']} | {r['threads']} | {r['steps_per_second']:,.0f} | "
+              f"{r['steps_per_second'] / ref:.1f} | {scale} | {r['core_steps_per_second']:,.0f} | {core} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"reference_steps_per_second": ref, "reference_samples": refs, "results": rows}, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
