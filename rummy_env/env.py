@@ -17,11 +17,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .backend import Backend
 from .engine import Engine
 from .rules.deal import SCENARIO_OPTIONS
 from .state import GameState, IllegalActionError, Phase, RoundResult
 from .observation import Observer
 from .rules import GameRules
+from .table import make_table
 
 REWARD_MODES = ("relative", "penalty", "win")
 RENDER_MODES = ("ansi", "human")
@@ -84,7 +86,8 @@ class RummyEnv(AECEnv):
     metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "name": "rummy", "is_parallelizable": False}
     rules_factory: Callable[..., GameRules]
 
-    def __init__(self, render_mode: str | None = None, reward_mode: str = "relative", **rule_config: Any) -> None:
+    def __init__(self, render_mode: str | None = None, reward_mode: str = "relative", backend: Backend | None = None,
+                 **rule_config: Any) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
@@ -101,6 +104,12 @@ class RummyEnv(AECEnv):
         self.engine = Engine(self.rules)
         self.observer = Observer(self.engine)
         self.layout = self.engine.layout
+        if backend is not None and backend not in ("native", "python"):
+            raise ValueError(f"backend must be 'native' or 'python', not {backend!r}")
+        self.table = make_table(self.engine, self.observer, backend)
+        """The game's one table (``rummy_env.table``): the compiled core's where it plays the
+        game, unless ``backend="python"`` (or ``RUMMY_ENV_BACKEND=python``) asks for the reference."""
+        self.backend: Backend = self.table.backend
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -111,7 +120,6 @@ class RummyEnv(AECEnv):
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.layout.size) for a in self.possible_agents}
-        self.game_state: GameState | None = None
         self.game_seed: int | None = None
         self._obs_cache: dict[str, tuple[np.ndarray, ActionMask]] = {}
         self._recent: deque[tuple[int, int]] = deque(maxlen=RECENT_ACTIONS)
@@ -141,7 +149,7 @@ class RummyEnv(AECEnv):
         else:  # draw from a copy, kept only if the game starts
             seeds = copy.deepcopy(self._seeds) if self._seeds is not None else np.random.default_rng()
             game_seed = int(seeds.integers(2**63))
-        self.game_state = self.engine.new_game(game_seed, options)
+        self.table.new_game(game_seed, options)
         self.game_seed = game_seed  # drawn or given: reset(seed=game_seed) deals this game again
         self._seeds = seeds
         self.agents = list(self.possible_agents)
@@ -151,9 +159,15 @@ class RummyEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.engine.to_act(self.game_state)]
+        self.agent_selection = self.possible_agents[self.table.to_act()]
         self._obs_cache = {}
         self._recent = deque(maxlen=RECENT_ACTIONS)
+
+    @property
+    def game_state(self) -> GameState | None:
+        """The game's state (``None`` before the first ``reset``): on the compiled core a
+        copy read out of it, which ``set_state`` and not a change in place carries back."""
+        return self.table.state
 
     @staticmethod
     def _known_options(options: Any) -> dict[str, Any]:
@@ -179,26 +193,26 @@ class RummyEnv(AECEnv):
         ``benchmarks/README.md``)."""
         cached = self._obs_cache.get(agent)
         if cached is None:
-            state, seat = self._require_state(), self._seat[agent]
+            table, seat = self._require_table(), self._seat[agent]
             flags = bytearray(self.layout.size)  # filled as bytes: cheaper than numpy indexing
-            if state.phase != Phase.GAME_OVER and self.engine.to_act(state) == seat:
-                for action in self.engine.legal_actions(state):
+            if not table.game_over and table.to_act() == seat:
+                for action in table.legal_actions():
                     flags[action] = 1
             mask = np.frombuffer(flags, dtype=np.int8).view(ActionMask)
-            observation = self.observer.encode(state, seat)
+            observation = table.observe(seat)
             mask.flags.writeable = observation.flags.writeable = False  # the cache's own: only copies leave
             cached = self._obs_cache[agent] = (observation, mask)
         observation, mask = cached
         return {"observation": observation.copy(), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
-        state = self._require_state()
+        table = self._require_table()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         check_action_id(agent, action, self.layout.size)
-        result = self.engine.apply(state, int(action), actor=agent)
+        result = table.apply(int(action), actor=agent)
         self._recent.append((self._seat[agent], int(action)))
         self._cumulative_rewards[agent] = 0.0
         self._obs_cache = {}
@@ -209,23 +223,27 @@ class RummyEnv(AECEnv):
             self._score_round(result)
             self._rewards_given = True
             self._accumulate_rewards()
-        if state.phase == Phase.GAME_OVER:
+        if table.game_over:
             self.terminations = {a: True for a in self.agents}
         else:
-            self.agent_selection = self.possible_agents[self.engine.to_act(state)]
+            self.agent_selection = self.possible_agents[table.to_act()]
         if self.render_mode == "human":
             self.render()
 
     def _score_round(self, result: RoundResult) -> None:
-        rewards = round_rewards(self.reward_mode, result.penalties, result.game_over, self.game_state.scores)
+        scores = self.game_state.scores if result.game_over else []  # read only at the game's end
+        rewards = round_rewards(self.reward_mode, result.penalties, result.game_over, scores)
         if rewards is not None:
             for a, reward in zip(self.possible_agents, rewards):
                 self.rewards[a] = reward
 
-    def _require_state(self) -> GameState:
-        if self.game_state is None:
+    def _require_table(self):
+        if not self.table.has_game:
             raise RuntimeError("call reset() before using the environment")
-        return self.game_state
+        return self.table
+
+    def _require_state(self) -> GameState:
+        return self._require_table().state
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -250,8 +268,7 @@ class RummyEnv(AECEnv):
 
     def legal_actions_text(self) -> list[str]:
         """Text of every legal action of the agent to act (empty at game end)."""
-        state = self._require_state()
-        return [self.layout.text(a) for a in self.engine.legal_actions(state)]
+        return [self.layout.text(a) for a in self._require_table().legal_actions()]
 
     def describe(self, agent: str | None = None) -> dict[str, Any]:
         """The state as JSON-serialisable data; with ``agent``, only what it may see of hands."""
@@ -378,7 +395,7 @@ class RummyEnv(AECEnv):
     def set_state(self, snapshot: EnvSnapshot) -> None:
         if not isinstance(snapshot, EnvSnapshot) or len(snapshot.state.hands) != self.rules.num_players:
             raise ValueError("set_state takes a snapshot from get_state() of an env with the same configuration")
-        self.game_state = snapshot.state.clone()
+        self.table.set_state(snapshot.state.clone())
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
         self.rewards = dict(snapshot.rewards)

@@ -1,14 +1,32 @@
-"""The compiled core's tables, built from a game's rules (the engine layer: it reads
-``GameRules``). So far one table (``compiled_table``, and
-``table_arguments`` for the core's ``Batch`` of many) of a game without contract play, played
-as ``rummy_env.engine.Engine`` plays it, step for step (docs/architecture.md#the-compiled-core)."""
+"""One table of a game: the object every consumer plays through (the AEC env, and through it
+the wrappers, evaluation, play and recording), run by the compiled core or by the Python
+reference engine (docs/architecture.md#the-compiled-core).
+
+``make_table(engine, observer, backend)`` returns a ``ReferenceTable`` (the engine's own
+``GameState``, the executable reference) or a ``CompiledTable`` (``rummy_env._core.Table``):
+both deal a seed the same way, list the same legal actions, apply them with the same effects
+and errors, and encode the same observations, bit for bit. The compiled core plays the games
+without contract play so far (Three-Thirteen); a contract game gets the reference table.
+
+A compiled table's ``state`` is a ``GameState`` copied out of the core when first read after
+a change: reading it is cheap enough for agents that look at the table, but changing it does
+not change the game (``set_state`` does).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import random
+from typing import Any, Mapping
+
+import numpy as np
 
 from . import _core
+from .backend import Backend, default_backend, seed_words
+from .engine import Engine
+from .melds import Meld
+from .observation import Observer
 from .rules.spec import GameRules
+from .state import GameState, Phase, RoundResult, TableMeld, new_table_stamp
 
 
 def compiled_table(rules: GameRules) -> _core.Table:
@@ -18,10 +36,15 @@ def compiled_table(rules: GameRules) -> _core.Table:
     return _core.Table(**table_arguments(rules))
 
 
+def compiles(rules: GameRules) -> bool:
+    """Whether the compiled core plays ``rules`` (games without contract play, so far)."""
+    return rules.contract_play is None
+
+
 def table_arguments(rules: GameRules) -> dict[str, Any]:
     """The rules as the core's ``Table`` and ``Batch`` take them (``ValueError`` for a
     contract game, which the core does not play yet)."""
-    if rules.contract_play is not None:
+    if not compiles(rules):
         raise ValueError(f"the compiled table plays games without contract play so far, not {rules.game}")
     cs, melds = rules.deck.card_set, rules.melds
     return dict(
@@ -32,3 +55,156 @@ def table_arguments(rules: GameRules) -> dict[str, Any]:
         rank_penalties=list(rules.rank_penalties), hand_sizes=[r.hand_size for r in rules.rounds],
         wild_ranks=[-1 if r.wild_rank is None else r.wild_rank for r in rules.rounds],
         max_turns_per_round=rules.max_turns_per_round)
+
+
+class ReferenceTable:
+    """A table on the Python engine: its ``GameState`` is the game."""
+
+    backend: Backend = "python"
+
+    def __init__(self, engine: Engine, observer: Observer) -> None:
+        self.engine, self.observer = engine, observer
+        self.state: GameState | None = None
+
+    @property
+    def has_game(self) -> bool:
+        return self.state is not None
+
+    def new_game(self, seed: int | None, options: Mapping[str, Any] | None = None) -> None:
+        self.state = self.engine.new_game(seed, options)
+
+    def set_state(self, state: GameState) -> None:
+        self.state = state
+
+    def to_act(self) -> int:
+        return self.engine.to_act(self.state)
+
+    @property
+    def game_over(self) -> bool:
+        return self.state.phase == Phase.GAME_OVER
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.game_over else self.engine.legal_actions(self.state)
+
+    def apply(self, action: int, actor: str | None = None) -> RoundResult | None:
+        return self.engine.apply(self.state, action, actor=actor)
+
+    def observe(self, seat: int) -> np.ndarray:
+        return self.observer.encode(self.state, seat)
+
+
+class CompiledTable:
+    """A table in the compiled core; its ``state`` is read out of the core (module docstring)."""
+
+    backend: Backend = "native"
+
+    def __init__(self, engine: Engine, observer: Observer) -> None:
+        self.engine, self.observer = engine, observer
+        self._core = compiled_table(engine.rules)
+        self._dealt = False
+        self._state: GameState | None = None
+        self._legal: list[int] | None = None
+        self._stamped: tuple[list[TableMeld] | None, int] = (None, 0)  # the last table read out, its stamp
+
+    @property
+    def has_game(self) -> bool:
+        return self._dealt
+
+    @property
+    def state(self) -> GameState | None:
+        if self._state is None and self._dealt:
+            state = game_state(self._core.state(), self.engine.rules)
+            if state.table == self._stamped[0]:  # the stamp changes with the table only
+                state.table_stamp = self._stamped[1]
+            self._stamped = (state.table, state.table_stamp)
+            self._state = state
+        return self._state
+
+    def new_game(self, seed: int | None, options: Mapping[str, Any] | None = None) -> None:
+        if options or seed is None:  # the scenario options are the reference's to read
+            self.set_state(self.engine.new_game(seed, options))
+            return
+        self._core.reset(seed_words(seed))
+        self._changed()
+
+    def set_state(self, state: GameState) -> None:
+        self._core.set_state(core_state(state))
+        self._changed()
+        self._stamped = (list(state.table), state.table_stamp)
+
+    def __getstate__(self) -> dict[str, Any]:  # the core's table pickles as its state
+        return {"engine": self.engine, "observer": self.observer,
+                "core": self._core.state() if self._dealt else None}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__init__(saved["engine"], saved["observer"])
+        if saved["core"] is not None:
+            self._core.set_state(saved["core"])
+            self._changed()
+
+    def _changed(self) -> None:
+        self._dealt = True
+        self._state = self._legal = None
+
+    def to_act(self) -> int:
+        return self._core.to_act
+
+    @property
+    def game_over(self) -> bool:
+        return self._core.game_over
+
+    def legal_actions(self) -> list[int]:
+        if self._legal is None:
+            self._legal = self._core.legal_actions()
+        return self._legal
+
+    def apply(self, action: int, actor: str | None = None) -> RoundResult | None:
+        if action not in self.legal_actions():  # the reference words the refusal
+            self.engine.apply(self.state.clone(), action, actor=actor)
+            raise AssertionError(f"the reference engine accepted action {action}, which the core refuses")
+        ended = self._core.apply(action)
+        self._state = self._legal = None
+        return None if ended is None else RoundResult(list(ended[0]), ended[1])
+
+    def observe(self, seat: int) -> np.ndarray:
+        return self._core.observe(seat)
+
+
+def make_table(engine: Engine, observer: Observer, backend: Backend | None = None) -> ReferenceTable | CompiledTable:
+    """The table for ``engine``'s rules: the compiled core's unless ``backend`` (or
+    ``RUMMY_ENV_BACKEND``) is ``python`` or the core does not play the game yet."""
+    backend = backend or default_backend()
+    if backend == "native" and compiles(engine.rules):
+        return CompiledTable(engine, observer)
+    return ReferenceTable(engine, observer)
+
+
+def core_state(state: GameState) -> dict[str, Any]:
+    """``state`` in the core's terms (``_core.Table.state()``'s dict)."""
+    table = [(t.owner, t.meld.kind == "set", list(t.meld.naturals), t.meld.wilds, t.meld.rank, t.meld.suit,
+              t.meld.low, t.meld.high, list(t.cards)) for t in state.table]
+    return {"round": state.round, "dealer": state.dealer, "current": state.current, "phase": int(state.phase),
+            "hands": [list(h) for h in state.hands], "known": [list(k) for k in state.known],
+            "hand_sizes": list(state.hand_sizes), "stock": list(state.stock), "discard": list(state.discard),
+            "discard_seats": list(state.discard_seats), "discard_counts": list(state.discard_counts),
+            "scores": list(state.scores), "round_penalties": [list(p) for p in state.round_penalties],
+            "taken_face": state.taken_face, "went_out": state.went_out, "last_turns_left": state.last_turns_left,
+            "turns": state.turns, "table": table, "rng": list(state.rng.getstate()[1])}
+
+
+def game_state(core: Mapping[str, Any], rules: GameRules) -> GameState:
+    """The core's state (``_core.Table.state()``) as the engine's ``GameState``."""
+    rng = random.Random.__new__(random.Random)  # unseeded: no OS entropy read
+    rng.setstate((3, tuple(core["rng"]), None))
+    table = [TableMeld(owner, Meld("set", tuple(naturals), wilds, rank=rank) if is_set
+                       else Meld("run", tuple(naturals), wilds, suit=suit, low=low, high=high), tuple(cards))
+             for owner, is_set, naturals, wilds, rank, suit, low, high, cards in core["table"]]
+    n = rules.num_players
+    return GameState(
+        round=core["round"], dealer=core["dealer"], current=core["current"], phase=Phase(core["phase"]),
+        hands=[bytearray(h) for h in core["hands"]], hand_sizes=core["hand_sizes"], stock=core["stock"],
+        discard=core["discard"], discard_counts=bytearray(core["discard_counts"]),
+        discard_seats=core["discard_seats"], known=[bytearray(k) for k in core["known"]], table=table,
+        scores=core["scores"], table_stamp=new_table_stamp(), round_penalties=core["round_penalties"],
+        taken_face=core["taken_face"], went_out=core["went_out"], last_turns_left=core["last_turns_left"],
+        turns=core["turns"], down_turn=[-1] * n, buys=[0] * n, rng=rng)

@@ -151,6 +151,7 @@ class Checker(InvariantChecks):
                 self.go_outs += 1
             round_before, penalties_before, went_out_before = st.round, len(st.round_penalties), st.went_out
             env.step(action)
+            st = raw.game_state  # read again: on the compiled core it is a copy of the state
             self.steps += 1
             self.deep_steps += deep
             self.last_turn_deep_steps += deep and went_out_before >= 0

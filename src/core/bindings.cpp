@@ -45,6 +45,23 @@ void require_shape(const A& a, const char* name, std::size_t rows, std::size_t c
     if (!ok) throw std::invalid_argument(std::string(name) + " has the wrong shape for this batch");
 }
 
+nb::dict state_dict(const rummy::Table& self) {
+    const rummy::State& s = self.state();
+    nb::dict d;
+    d["round"] = s.round, d["dealer"] = s.dealer, d["current"] = s.current, d["phase"] = s.phase;
+    d["hands"] = s.hands, d["known"] = s.known, d["hand_sizes"] = s.hand_sizes, d["stock"] = s.stock;
+    d["discard"] = s.discard, d["discard_seats"] = s.discard_seats, d["discard_counts"] = s.discard_counts;
+    d["scores"] = s.scores, d["round_penalties"] = s.round_penalties, d["taken_face"] = s.taken_face;
+    d["went_out"] = s.went_out, d["last_turns_left"] = s.last_turns_left, d["turns"] = s.turns;
+    nb::list table;
+    for (const auto& t : s.table)
+        table.append(nb::make_tuple(t.owner, t.meld.is_set, t.meld.naturals, t.meld.wilds, t.meld.rank, t.meld.suit,
+                                    t.meld.low, t.meld.high, t.cards));
+    d["table"] = table;
+    d["rng"] = s.rng.state();
+    return d;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -157,22 +174,35 @@ NB_MODULE(_core, m) {
                 return nb::ndarray<nb::numpy, float, nb::ndim<1>>(data, {size}, owner);
             },
             "seat"_a, "the seat's observation (a new float32 array), as the env's observer encodes it")
-        .def("state", [](const rummy::Table& self) {
-            const rummy::State& s = self.state();
-            nb::dict d;
-            d["round"] = s.round, d["dealer"] = s.dealer, d["current"] = s.current, d["phase"] = s.phase;
-            d["hands"] = s.hands, d["known"] = s.known, d["hand_sizes"] = s.hand_sizes, d["stock"] = s.stock;
-            d["discard"] = s.discard, d["discard_seats"] = s.discard_seats, d["discard_counts"] = s.discard_counts;
-            d["scores"] = s.scores, d["round_penalties"] = s.round_penalties, d["taken_face"] = s.taken_face;
-            d["went_out"] = s.went_out, d["last_turns_left"] = s.last_turns_left, d["turns"] = s.turns;
-            nb::list table;
-            for (const auto& t : s.table)
-                table.append(nb::make_tuple(t.owner, t.meld.is_set, t.meld.naturals, t.meld.wilds, t.meld.rank,
-                                            t.meld.suit, t.meld.low, t.meld.high, t.cards));
-            d["table"] = table;
-            d["rng"] = s.rng.state();
-            return d;
-        }, "the game state as plain data (rummy_env.state.GameState's fields)");
+        .def_prop_ro("to_act", &rummy::Table::to_act, "the seat to act")
+        .def_prop_ro("game_over", &rummy::Table::game_over)
+        .def("state", &state_dict, "the game state as plain data (rummy_env.state.GameState's fields)")
+        .def(
+            "set_state",
+            [](rummy::Table& self, const nb::dict& d) {
+                rummy::State s;
+                s.round = nb::cast<int>(d["round"]), s.dealer = nb::cast<int>(d["dealer"]);
+                s.current = nb::cast<int>(d["current"]), s.phase = nb::cast<int>(d["phase"]);
+                s.hands = nb::cast<std::vector<std::vector<int>>>(d["hands"]);
+                s.known = nb::cast<std::vector<std::vector<int>>>(d["known"]);
+                s.hand_sizes = nb::cast<std::vector<int>>(d["hand_sizes"]);
+                s.stock = nb::cast<std::vector<int>>(d["stock"]);
+                s.discard = nb::cast<std::vector<int>>(d["discard"]);
+                s.discard_seats = nb::cast<std::vector<int>>(d["discard_seats"]);
+                s.discard_counts = nb::cast<std::vector<int>>(d["discard_counts"]);
+                s.scores = nb::cast<std::vector<int>>(d["scores"]);
+                s.round_penalties = nb::cast<std::vector<std::vector<int>>>(d["round_penalties"]);
+                s.taken_face = nb::cast<int>(d["taken_face"]), s.went_out = nb::cast<int>(d["went_out"]);
+                s.last_turns_left = nb::cast<int>(d["last_turns_left"]), s.turns = nb::cast<int>(d["turns"]);
+                for (nb::handle item : nb::cast<nb::list>(d["table"])) {
+                    auto [owner, is_set, naturals, wilds, rank, suit, low, high, cards] =
+                        nb::cast<std::tuple<int, bool, std::vector<int>, int, int, int, int, int, std::vector<int>>>(item);
+                    s.table.push_back({owner, {is_set, naturals, wilds, rank, suit, low, high}, cards});
+                }
+                s.rng.set_state(nb::cast<std::vector<uint32_t>>(d["rng"]));
+                self.set_state(s);
+            },
+            "state"_a, "continues from a state in state()'s terms (ValueError naming a field that does not fit)");
 
     nb::class_<rummy::Batch>(m, "Batch", "Tables of one game stepped in one call, on a thread pool (rummy_env.vector).")
         .def(

@@ -85,6 +85,37 @@ void Table::reshuffle() {  // the discard pile but its top card becomes the stoc
     s.rng.shuffle(s.stock.data(), s.stock.size());
 }
 
+namespace {
+void require(bool ok, const char* field) {
+    if (!ok) throw std::invalid_argument(std::string("set_state: ") + field + " does not fit the rules");
+}
+bool all_in(const std::vector<int>& v, int lo, int hi) {
+    return std::all_of(v.begin(), v.end(), [&](int x) { return x >= lo && x <= hi; });
+}
+}  // namespace
+
+void Table::set_state(const State& s) {
+    const int n = rules_.num_players, F = num_faces_;
+    require(s.round >= 0 && s.round < int(rules_.rounds.size()), "round");
+    require(s.dealer >= 0 && s.dealer < n && s.current >= 0 && s.current < n, "dealer or current");
+    require(s.phase == kDraw || s.phase == kPlay || s.phase == kGameOver, "phase");
+    require(int(s.hands.size()) == n && int(s.known.size()) == n && int(s.hand_sizes.size()) == n, "hands");
+    for (int p = 0; p < n; ++p)
+        require(int(s.hands[p].size()) == F && int(s.known[p].size()) == F && all_in(s.hands[p], 0, 255) &&
+                    all_in(s.known[p], 0, 255) && s.hand_sizes[p] >= 0, "hands");
+    require(all_in(s.stock, 0, F - 1) && all_in(s.discard, 0, F - 1), "stock or discard");
+    require(s.discard_seats.size() == s.discard.size() && all_in(s.discard_seats, -1, n - 1), "discard_seats");
+    require(int(s.discard_counts.size()) == F && all_in(s.discard_counts, 0, 255), "discard_counts");
+    require(int(s.scores.size()) == n, "scores");
+    for (const auto& pens : s.round_penalties) require(int(pens.size()) == n, "round_penalties");
+    for (const TableMeld& t : s.table) require(t.owner >= 0 && t.owner < n && all_in(t.cards, 0, F - 1), "table");
+    require(s.taken_face >= -1 && s.taken_face < F && s.went_out >= -1 && s.went_out < n, "taken_face or went_out");
+    require(s.last_turns_left >= 0 && s.turns >= 0, "turns");
+    state_ = s;
+    dealt_ = true;
+    legal_known_ = false;
+}
+
 // ---------------------------------------------------------------- legal actions
 std::vector<int> Table::wild_faces() const {
     std::vector<int> out;

@@ -61,6 +61,9 @@ public:
 
     // A new game from a seed (the words of rummy_env.backend.seed_words), as Dealing.new_game.
     void reset(const std::vector<uint32_t>& seed_words);
+    // Continues from `state` (a copy of the Python engine's GameState): std::invalid_argument
+    // naming the first field that does not fit the rules, the table unchanged.
+    void set_state(const State& state);
     // The legal action ids of the seat to act, ascending (ActionLayout's ids); computed once
     // per state.
     const std::vector<int>& legal_actions();
