@@ -39,3 +39,12 @@ def benchmark() -> Callable[[str], ModuleType]:
             spec.loader.exec_module(module)
         return sys.modules[name]
     return load
+
+
+@pytest.fixture(params=["native", "python"])
+def each_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test once on the compiled core and once on the Python reference engine (the
+    default backend of every env the test builds, through ``RUMMY_ENV_BACKEND``). A rules
+    module of a game that the core plays applies it to all its tests."""
+    monkeypatch.setenv("RUMMY_ENV_BACKEND", request.param)
+    return request.param

@@ -28,9 +28,10 @@ PLAYER_COUNTS = {"three_thirteen": range(2, 5), "contract_rummy": range(3, 9), "
 PATH = Path(__file__).parent / "data" / "golden_trajectories.json"
 
 
-def game_digest(game: str, num_players: int, seed: int, max_steps: int = 20_000) -> str:
-    """Digest of one whole game from ``reset(seed=seed)`` (or its first ``max_steps`` steps)."""
-    env = getattr(rummy_env, f"{game}_v0").env(num_players=num_players)
+def game_digest(game: str, num_players: int, seed: int, max_steps: int = 20_000, backend: str | None = None) -> str:
+    """Digest of one whole game from ``reset(seed=seed)`` (or its first ``max_steps`` steps),
+    played on ``backend`` (the env's default: the compiled core where it plays the game)."""
+    env = getattr(rummy_env, f"{game}_v0").env(num_players=num_players, backend=backend)
     env.reset(seed=seed)
     raw = env.unwrapped
     agents = [make_agent(POLICIES[(seed + s) % len(POLICIES)]) for s in range(num_players)]

@@ -90,3 +90,66 @@ def test_contract_games_are_not_compiled_yet():
     rules = rummy_env.GAMES["contract_rummy"].rules()
     with pytest.raises(ValueError, match="games without contract play so far, not contract_rummy"):
         compiled_table(rules)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_env_on_either_table_refuses_alike_and_continues_alike(game: str):
+    """Through the AEC env: the same error text for an illegal action; a snapshot taken on one
+    backend continues on the other; a copy of the env (its table copied through
+    ``__getstate__``, as the trainer's pickler copies it) continues as the original."""
+    import copy
+
+    from rummy_env import IllegalActionError
+
+    spec = rummy_env.GAMES[game]
+    envs = {b: spec.raw_env(num_players=3, backend=b) for b in ("native", "python")}
+    rng = random.Random(0)
+    for env in envs.values():
+        env.reset(seed=12)
+    for step in range(300):
+        native, python = envs["native"], envs["python"]
+        agent = native.agent_selection
+        legal = native.table.legal_actions()
+        assert legal == python.table.legal_actions()
+        illegal = next(a for a in range(native.layout.size) if a not in legal)
+        errors = []
+        for env in envs.values():
+            with pytest.raises(IllegalActionError) as info:
+                env.step(illegal)
+            errors.append(str(info.value))
+        assert errors[0] == errors[1] and agent in errors[0]
+        if step % 50 == 25:  # the reference's state carried to the core, and the env copied
+            native.set_state(python.get_state())
+            envs["native"] = copy.deepcopy(native)
+            assert envs["native"].table is not native.table
+        action = rng.choice(legal)
+        for env in envs.values():
+            env.step(action)
+        assert envs["native"].game_state.scores == envs["python"].game_state.scores
+        for a in native.possible_agents:
+            got, want = envs["native"].observe(a), envs["python"].observe(a)
+            assert np.array_equal(got["observation"], want["observation"])
+            assert np.array_equal(got["action_mask"], want["action_mask"])
+
+
+def test_a_state_that_does_not_fit_is_refused_and_changes_nothing():
+    from rummy_env.table import core_state
+
+    env = rummy_env.GAMES["three_thirteen"].raw_env(num_players=3)
+    env.reset(seed=5)
+    table = compiled_table(env.rules)
+    table.reset(seed_words(5))
+    good = core_state(env.game_state)
+    assert table.state() == good
+    faces = env.observer.num_faces
+    bad = {"round": 11, "dealer": 3, "phase": 3, "hands": [[0] * faces] * 2, "stock": [faces],
+           "discard_seats": [5], "discard_counts": [0] * (faces - 1), "scores": [0, 0], "table": [(4, True, [], 0, 0, 0, 0, 0, [])],
+           "taken_face": faces, "turns": -1, "rng": [0] * 10, "round_penalties": [[1, 2]]}
+    for field, value in bad.items():
+        with pytest.raises(ValueError):
+            table.set_state({**good, field: value})
+        assert table.state() == good
+    for broken in ({k: v for k, v in good.items() if k != "hands"}, {**good, "hands": "x"}, {**good, "table": [(1,)]}):
+        with pytest.raises((ValueError, TypeError, KeyError, RuntimeError)):
+            table.set_state(broken)
+        assert table.state() == good

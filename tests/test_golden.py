@@ -8,15 +8,21 @@ import json
 import pytest
 
 from golden import PATH, PLAYER_COUNTS, game_digest
+from rummy_env.registry import GAMES
+from rummy_env.table import compiles
 
 PINNED = json.loads(PATH.read_text())
 FAST_GAMES = 1
-KEYS = [(game, n) for game, counts in PLAYER_COUNTS.items() for n in counts]
+KEYS = [(game, n, backend) for game, counts in PLAYER_COUNTS.items() for n in counts
+        for backend in (("native", "python") if compiles(GAMES[game].rules()) else ("python",))]
+"""Every game and player count, on the reference engine and, where it plays the game, on the
+compiled core (both must play every pinned game as pinned)."""
 
 
-@pytest.mark.parametrize("game, n", KEYS)
-def test_first_games_are_the_pinned_ones(game, n):
-    assert [game_digest(game, n, seed) for seed in range(FAST_GAMES)] == PINNED[f"{game}/{n}"][:FAST_GAMES]
+@pytest.mark.parametrize("game, n, backend", KEYS)
+def test_first_games_are_the_pinned_ones(game, n, backend):
+    digests = [game_digest(game, n, seed, backend=backend) for seed in range(FAST_GAMES)]
+    assert digests == PINNED[f"{game}/{n}"][:FAST_GAMES]
 
 
 QUARTERS = range(4)  # each count's games in four test items, which pytest-xdist spreads evenly
@@ -24,9 +30,9 @@ QUARTERS = range(4)  # each count's games in four test items, which pytest-xdist
 
 @pytest.mark.slow
 @pytest.mark.parametrize("quarter", QUARTERS)
-@pytest.mark.parametrize("game, n", KEYS)
-def test_every_pinned_game_is_played_the_same(game, n, quarter):
+@pytest.mark.parametrize("game, n, backend", KEYS)
+def test_every_pinned_game_is_played_the_same(game, n, backend, quarter):
     pinned = PINNED[f"{game}/{n}"]
     assert len(pinned) >= 100
     seeds = range(len(pinned))[quarter::len(QUARTERS)]
-    assert [game_digest(game, n, seed) for seed in seeds] == [pinned[seed] for seed in seeds]
+    assert [game_digest(game, n, seed, backend=backend) for seed in seeds] == [pinned[seed] for seed in seeds]

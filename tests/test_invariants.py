@@ -71,6 +71,8 @@ from invariant_checks import InvariantChecks, sweep
 from rummy_env import three_thirteen_v0
 from rummy_env.state import Phase
 
+pytestmark = pytest.mark.usefixtures("each_backend")  # every test on the core and on the reference
+
 NUM_ACTIONS = 106
 GO_OUT_BASE = 54
 SHORT_CAP = 16

@@ -32,6 +32,8 @@ from scenario import (
 
 from rummy_env import IllegalActionError, three_thirteen_v0
 
+pytestmark = pytest.mark.usefixtures("each_backend")  # every test on the core and on the reference
+
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 ONE_DECK = [r + s for s in SUITS for r in RANKS]
@@ -715,3 +717,9 @@ def test_action_mask_matches_legal_actions():
     )
     assert not env.observe(P(1))["action_mask"].any()
     assert not env.observe(P(2))["action_mask"].any()
+
+
+def test_the_env_plays_on_the_backend_asked_for(each_backend):
+    """The fixture that runs this module twice does switch the engine under the env."""
+    assert three_thirteen_v0.env().unwrapped.backend == each_backend
+    assert three_thirteen_v0.env(backend="python").unwrapped.backend == "python"
