@@ -22,6 +22,7 @@
   ``final_scores`` (int32 ``[N, num_players]``, rows where ``done``) until the next step.
   Every action is checked before any is applied: an illegal one raises
   ``IllegalActionError`` naming the table, the seat and the action, and changes no table.
+  ``step(actions, active)`` steps only the tables where ``active`` (bool ``[N]``) is true.
 
 The ``native`` backend runs the tables in the compiled core (``src/core/batch.cpp``) on a
 pool of ``num_threads`` threads; the result does not depend on the thread count. The
@@ -171,11 +172,19 @@ class Tables:
     def _observe(self, seat: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
         raise NotImplementedError
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
-        actions = self._action_array(actions)
+    def step(self, actions: Any, active: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """One action at each table, or at each ``active`` one (bool ``[N]``; the others are
+        left as they are, their entries of ``actions`` unread): ``(rewards, done)``."""
+        if active is not None:
+            active = np.asarray(active)
+            if active.shape != (self.num_tables,) or active.dtype != np.bool_:
+                raise ValueError(f"active must be a bool array of shape ({self.num_tables},), not "
+                                 f"{active.dtype} {active.shape}; no table was changed")
+            active = np.ascontiguousarray(active)
+        actions = self._action_array(actions, active)
         rewards = np.zeros((self.num_tables, self.num_players), dtype=np.float32)
         done = np.zeros(self.num_tables, dtype=np.bool_)
-        illegal = self._step(actions, rewards, done)
+        illegal = self._step(actions, active, rewards, done)
         if illegal >= 0:
             raise self._illegal(illegal, int(actions[illegal]))
         finished = np.flatnonzero(done)  # those tables were dealt their next game
@@ -184,20 +193,20 @@ class Tables:
         self._draw_next_seeds(finished)
         return rewards, done
 
-    def _action_array(self, actions: Any) -> np.ndarray:
+    def _action_array(self, actions: Any, active: np.ndarray | None) -> np.ndarray:
         array = np.asarray(actions)
         if array.shape != (self.num_tables,):
             raise IllegalActionError(f"actions must hold one action id per table, shape ({self.num_tables},), "
                                      f"not {array.shape}; no table was changed")
         if array.dtype.kind not in "iu":
             raise IllegalActionError(f"actions must be integer action ids, not {array.dtype}; no table was changed")
-        return np.ascontiguousarray(array, dtype=np.int64) if array.dtype.kind == "i" else self._unsigned(array)
+        return np.ascontiguousarray(array, dtype=np.int64) if array.dtype.kind == "i" else self._unsigned(array, active)
 
-    def _unsigned(self, array: np.ndarray) -> np.ndarray:
-        too_big = np.flatnonzero(array >= self.num_actions)
+    def _unsigned(self, array: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        too_big = np.flatnonzero((array >= self.num_actions) & (True if active is None else active))
         if too_big.size:
             raise self._illegal(int(too_big[0]), int(array[too_big[0]]))
-        return array.astype(np.int64)
+        return np.where(array >= self.num_actions, -1, array).astype(np.int64)
 
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         legal = self.legal_actions(table)
@@ -216,7 +225,7 @@ class Tables:
     def _deal(self, table: int, seed: int) -> None:
         raise NotImplementedError
 
-    def _step(self, actions: np.ndarray, rewards: np.ndarray, done: np.ndarray) -> int:
+    def _step(self, actions: np.ndarray, active: np.ndarray | None, rewards: np.ndarray, done: np.ndarray) -> int:
         raise NotImplementedError
 
 
@@ -252,8 +261,8 @@ class NativeTables(Tables):
     def _seat(self, table: int) -> int:
         return self._core.to_act(table)
 
-    def _step(self, actions: np.ndarray, rewards: np.ndarray, done: np.ndarray) -> int:
-        return self._core.step(actions, self._next_seeds, rewards, done, self.final_scores)
+    def _step(self, actions: np.ndarray, active: np.ndarray | None, rewards: np.ndarray, done: np.ndarray) -> int:
+        return self._core.step(actions, active, self._next_seeds, rewards, done, self.final_scores)
 
 
 class PythonTables(Tables):
@@ -288,11 +297,13 @@ class PythonTables(Tables):
     def _seat(self, table: int) -> int:
         return self.engine.to_act(self.states[table])
 
-    def _step(self, actions: np.ndarray, rewards: np.ndarray, done: np.ndarray) -> int:
-        for i, (state, action) in enumerate(zip(self.states, actions)):
-            if action not in self.engine.legal_actions(state):
-                return i
-        for i, (state, action) in enumerate(zip(self.states, actions)):
+    def _step(self, actions: np.ndarray, active: np.ndarray | None, rewards: np.ndarray, done: np.ndarray) -> int:
+        tables = range(self.num_tables) if active is None else np.flatnonzero(active)
+        for i in tables:
+            if actions[i] not in self.engine.legal_actions(self.states[i]):
+                return int(i)
+        for i in tables:
+            state, action = self.states[i], actions[i]
             result = self.engine.apply(state, int(action))
             if result is None:
                 continue

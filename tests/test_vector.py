@@ -267,12 +267,13 @@ def test_the_core_batch_refuses_malformed_arrays() -> None:
     for kwargs in bad_observe:
         with pytest.raises((TypeError, ValueError)):
             batch.observe(**kwargs)
-    step = dict(actions=np.zeros(3, np.int64), next_seeds=np.zeros(3, np.uint64),
+    step = dict(actions=np.zeros(3, np.int64), active=None, next_seeds=np.zeros(3, np.uint64),
                 rewards=np.zeros((3, players), np.float32), done=np.zeros(3, np.bool_),
                 final_scores=np.zeros((3, players), np.int32))
     bad_step = [dict(step, actions=np.zeros(2, np.int64)), dict(step, actions=np.zeros(3, np.int32)),
                 dict(step, next_seeds=np.zeros(3, np.int64)), dict(step, rewards=np.zeros((3, players + 1), np.float32)),
-                dict(step, done=np.zeros(3, np.int8)), dict(step, final_scores=np.zeros((3, players), np.int64))]
+                dict(step, done=np.zeros(3, np.int8)), dict(step, final_scores=np.zeros((3, players), np.int64)),
+                dict(step, active=np.ones(2, np.bool_)), dict(step, active=np.ones(3, np.int8))]
     for kwargs in bad_step:
         with pytest.raises((TypeError, ValueError)):
             batch.step(**kwargs)
@@ -310,3 +311,32 @@ def test_observe_fills_the_callers_buffers(game: str, backend: str) -> None:
     for buffers in bad:
         with pytest.raises(ValueError, match="out"):
             tables.observe(out=buffers)
+
+
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_only_the_active_tables_are_stepped(game: str, backend: str) -> None:
+    tables = vector.make(game, 4, seed=6, backend=backend)
+    twins = [vector.make(game, 4, seed=6, backend=backend) for _ in range(2)]
+    rng = np.random.default_rng(3)
+    active = np.array([True, False, True, False])
+    for _ in range(5):
+        view = snapshot(tables)
+        actions = random_actions(rng, view[2])
+        sparse = np.where(active, actions, -1)  # an inactive table's entry is never read
+        rewards, done = tables.step(sparse, active=active)
+        assert not rewards[~active].any() and not done[~active].any()
+        elsewhere = random_actions(rng, snapshot(twins[0])[2])  # the twin's other tables play on
+        twins[0].step(np.where(active, actions, elsewhere))
+    after = snapshot(tables)
+    full = snapshot(twins[0])
+    untouched = snapshot(twins[1])
+    for got, stepped, fresh in zip(after, full, untouched):
+        np.testing.assert_array_equal(got[active], stepped[active])
+        np.testing.assert_array_equal(got[~active], fresh[~active])
+    for bad in (np.ones(3, np.bool_), np.ones(4, np.int8), [1, 0, 1, 0]):
+        with pytest.raises(ValueError, match="active"):
+            tables.step(np.zeros(4, np.int64), active=bad)
+    wrong = np.where(active, -1, 0)  # an illegal entry at an active table is still refused
+    with pytest.raises(IllegalActionError, match="table 0"):
+        tables.step(wrong, active=active)
+    assert_same_view(snapshot(tables), after)

@@ -34,13 +34,14 @@ void Batch::observe(int32_t* seats, float* obs, bool* mask) {
     });
 }
 
-int Batch::step(const int64_t* actions, const uint64_t* next_seeds, float* rewards, bool* done,
+int Batch::step(const int64_t* actions, const bool* active, const uint64_t* next_seeds, float* rewards, bool* done,
                 int32_t* final_scores) {
     // nothing changes unless every action is legal; the legal actions are known after an
     // observe(), so checking is a search per table, cheaper here than a round of the pool
     const bool known = std::all_of(tables_.begin(), tables_.end(), [](const Table& t) { return t.legal_actions_known(); });
     if (!known) pool_->run(size(), [&](int i) { tables_[std::size_t(i)].legal_actions(); });
     for (int i = 0; i < size(); ++i) {
+        if (active && !active[i]) continue;
         const std::vector<int>& legal = tables_[std::size_t(i)].legal_actions();
         const int64_t a = actions[i];
         if (a < 0 || a > 0x7FFFFFFF || !std::binary_search(legal.begin(), legal.end(), int(a))) return i;
@@ -51,6 +52,7 @@ int Batch::step(const int64_t* actions, const uint64_t* next_seeds, float* rewar
         float* reward = rewards + std::size_t(i) * std::size_t(n);
         std::fill(reward, reward + n, 0.0f);
         done[i] = false;
+        if (active && !active[i]) return;
         std::optional<RoundEnd> end = t.apply(int(actions[i]));
         if (!end) return;
         const std::vector<int>& pens = end->penalties;

@@ -30,10 +30,12 @@ public:
     void reset(int i, const std::vector<uint32_t>& seed_words) { table(i).reset(seed_words); }
     // seats [N], obs [N, observation_size], mask [N, num_actions] (zeroed here)
     void observe(int32_t* seats, float* obs, bool* mask);
-    // The first table whose action is not legal, or -1 after applying every action: rewards
-    // [N, num_players], done [N], final_scores [N, num_players] (written where done), and
-    // next_seeds [N], the seed of each table's next game, read where done.
-    int step(const int64_t* actions, const uint64_t* next_seeds, float* rewards, bool* done, int32_t* final_scores);
+    // The first active table whose action is not legal, or -1 after applying the action of
+    // every active table (active [N]; every table when null): rewards [N, num_players], done
+    // [N], final_scores [N, num_players] (written where done), and next_seeds [N], the seed
+    // of each table's next game, read where done. An inactive table is left as it is.
+    int step(const int64_t* actions, const bool* active, const uint64_t* next_seeds, float* rewards, bool* done,
+             int32_t* final_scores);
 
 private:
     std::vector<Table> tables_;

@@ -259,18 +259,21 @@ NB_MODULE(_core, m) {
             "seats"_a.noconvert(), "obs"_a.noconvert(), "mask"_a.noconvert(), "fills the arrays: each table's seat to act, its observation and mask")
         .def(
             "step",
-            [](rummy::Batch& self, Array<const int64_t, nb::ndim<1>> actions, Array<const uint64_t, nb::ndim<1>> seeds,
-               Array<float, nb::ndim<2>> rewards, Array<bool, nb::ndim<1>> done, Array<int32_t, nb::ndim<2>> scores) {
+            [](rummy::Batch& self, Array<const int64_t, nb::ndim<1>> actions, std::optional<Array<const bool, nb::ndim<1>>> active,
+               Array<const uint64_t, nb::ndim<1>> seeds, Array<float, nb::ndim<2>> rewards, Array<bool, nb::ndim<1>> done,
+               Array<int32_t, nb::ndim<2>> scores) {
                 const std::size_t n = std::size_t(self.size()), p = std::size_t(self.table(0).state().scores.size());
                 require_shape(actions, "actions", n);
+                if (active) require_shape(*active, "active", n);
                 require_shape(seeds, "next_seeds", n);
                 require_shape(rewards, "rewards", n, p);
                 require_shape(done, "done", n);
                 require_shape(scores, "final_scores", n, p);
                 nb::gil_scoped_release release;
-                return self.step(actions.data(), seeds.data(), rewards.data(), done.data(), scores.data());
+                return self.step(actions.data(), active ? active->data() : nullptr, seeds.data(), rewards.data(),
+                                 done.data(), scores.data());
             },
-            "actions"_a.noconvert(), "next_seeds"_a.noconvert(), "rewards"_a.noconvert(), "done"_a.noconvert(),
+            "actions"_a.noconvert(), "active"_a.noconvert().none(), "next_seeds"_a.noconvert(), "rewards"_a.noconvert(), "done"_a.noconvert(),
             "final_scores"_a.noconvert(),
             "the first table whose action is illegal (nothing applied), or -1 once every action is applied");
 }
