@@ -24,7 +24,7 @@ LAYER_OF = {
     "backend": "core", "_core": "core",
     "rules": "rules", "actions": "rules",
     "engine": "engine", "observation": "engine", "observation_view": "engine", "table": "engine",
-    "vector": "env",
+    "vector": "env", "vector_env": "env",
     "env": "env", "registry": "env", "__init__": "env",
     "agents": "agents", "wrappers": "agents", "recording": "agents",
     "evaluate": "evaluation", "play": "evaluation", "replay": "evaluation", "replay_page": "evaluation",
