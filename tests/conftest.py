@@ -44,7 +44,16 @@ def benchmark() -> Callable[[str], ModuleType]:
 @pytest.fixture(params=["native", "python"])
 def each_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Runs a test once on the compiled core and once on the Python reference engine (the
-    default backend of every env the test builds, through ``RUMMY_ENV_BACKEND``). A rules
-    module of a game that the core plays applies it to all its tests."""
+    default backend of every env the test builds, and of the solvers every rule component
+    reads, through ``RUMMY_ENV_BACKEND``). Each game's rules module applies it to all its
+    tests."""
+    monkeypatch.setenv("RUMMY_ENV_BACKEND", request.param)
+    return request.param
+
+
+@pytest.fixture(params=["native", pytest.param("python", marks=pytest.mark.slow)])
+def each_backend_reference_slow(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``each_backend`` with the reference's run marked slow: for the long invariant sweeps,
+    which the fast suite runs on the default backend only."""
     monkeypatch.setenv("RUMMY_ENV_BACKEND", request.param)
     return request.param

@@ -115,6 +115,8 @@ from rummy_env import contract_rummy_v0
 from rummy_env.actions import ActionKind
 from rummy_env.state import GameState, Phase
 
+pytestmark = pytest.mark.usefixtures("each_backend_reference_slow")  # the reference's run is slow
+
 PLAYERS = (3, 4, 5, 8)
 JOKER = 52
 NUM_RANKS = 13
@@ -495,6 +497,7 @@ def test_random_games_longer_rounds(n, chunk):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("each_backend_reference_slow", ["native"], indirect=True)  # a long sweep: on the default backend only
 @pytest.mark.parametrize("n", PLAYERS)
 def test_random_games_default_turn_cap(n):
     """Long rounds: the stock runs out and the discard pile is reshuffled, players go out

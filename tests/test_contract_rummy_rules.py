@@ -41,6 +41,8 @@ from scenario import contract_rummy_cards as game_cards
 from rummy_env import IllegalActionError, contract_rummy_v0
 from rummy_env.rules.turn_search import TurnSearch
 
+pytestmark = pytest.mark.usefixtures("each_backend")  # every test on the core's solvers and on the reference's
+
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 HAND_SIZE = {1: 10, 2: 10, 3: 10, 4: 10, 5: 12, 6: 12, 7: 12}

@@ -201,6 +201,7 @@ def test_random_games_short_rounds(n, chunk):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("each_backend", ["native"], indirect=True)  # a long sweep: on the default backend only
 @pytest.mark.parametrize("n", PLAYERS)
 def test_random_games_default_turn_cap(n):
     checker = Checker(n, 400, seed=7 * n)

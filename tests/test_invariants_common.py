@@ -17,6 +17,8 @@ import pytest
 from invariant_checks import InvariantChecks, sweep
 from test_env_common import EVERY_COUNT, GAMES
 
+pytestmark = pytest.mark.usefixtures("each_backend_reference_slow")  # the reference's run is slow
+
 GAMES_PER_COUNT = 4
 """Random games per game and player count: the first in the default run, the rest slow."""
 LOOKAHEAD_EVERY = 25

@@ -137,6 +137,8 @@ from rummy_env import toonerville_rook_v0
 from rummy_env.actions import ActionKind
 from rummy_env.state import GameState, Phase
 
+pytestmark = pytest.mark.usefixtures("each_backend_reference_slow")  # the reference's run is slow
+
 PLAYERS = (3, 4, 5)
 ROOK = 56
 NUM = 14  # numbers per colour (ranks 0..13 in the engine's faces)
@@ -705,6 +707,7 @@ def test_random_games_longer_rounds(n, chunk):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("each_backend_reference_slow", ["native"], indirect=True)  # a long sweep: on the default backend only
 @pytest.mark.parametrize("n", PLAYERS)
 def test_random_games_default_turn_cap(n):
     """Rounds played to their end: reshuffles, goings out every way, swaps by players not

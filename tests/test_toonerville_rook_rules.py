@@ -41,6 +41,8 @@ from scenario import toonerville_rook_cards as game_cards
 from rummy_env import IllegalActionError, toonerville_rook_v0
 from rummy_env.state import Phase
 
+pytestmark = pytest.mark.usefixtures("each_backend")  # every test on the core's solvers and on the reference's
+
 COLOURS = "RYGB"
 HAND_SIZE = {**{r: 12 for r in range(1, 9)}, 9: 15, 10: 16, 11: 14}
 CONTRACT = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1), 6: (1, 2), 7: (4, 0), 8: (0, 3),
