@@ -6,8 +6,10 @@ same run; and the memory a table takes.
     python benchmarks/vector_speed.py --seconds 3
     python benchmarks/vector_speed.py --memory      # resident bytes per table, 4,096 tables
 
-The loop is what a batched learner runs: ``observe()`` (every table's seat, observation and
-mask), one random legal action per table chosen with numpy, ``step(actions)``. Every table
+The loop is what a batched learner runs: ``observe(out=buffers)`` (every table's seat,
+observation and mask, written into the same buffers each time, as a learner writes into its
+rollout buffer; ``--fresh`` for new arrays at every call), one random legal action per table
+chosen with numpy, ``step(actions)``. Every table
 step is one live agent step. The core's own rate (observe and step, without numpy's choice
 of the actions, which runs on one thread) is reported beside it. Each configuration is measured ``--repeats`` times, interleaved
 with the reference, and the medians are reported. The backend is the batch's default: the
@@ -33,15 +35,17 @@ from rummy_env import vector  # noqa: E402
 from rummy_env.registry import GAMES  # noqa: E402
 
 
-def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float) -> dict[str, float]:
+def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, reuse: bool) -> dict[str, float]:
     """The observe / choose / step loop for ``seconds``: agent steps per second, the CPU
-    share, and the core's steps per second (observe and step only, without numpy's choice)."""
+    share, and the core's steps per second (observe and step only, without numpy's choice).
+    With ``reuse``, ``observe`` fills the same buffers every time (as a rollout buffer's rows)."""
     steps = 0
     in_core = 0.0
     cpu0, start = time.process_time(), time.perf_counter()
+    out = tables.observe() if reuse else None
     while True:
         t0 = time.perf_counter()
-        mask = tables.observe().mask
+        mask = tables.observe(out=out).mask
         t1 = time.perf_counter()
         actions = np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
         t2 = time.perf_counter()
@@ -81,7 +85,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seconds", type=float, default=3.0, help="length of one measurement")
     p.add_argument("--repeats", type=int, default=3, help="measurements per configuration (median reported)")
-    p.add_argument("--tables", type=int, default=256, help="tables per batch")
+    p.add_argument("--tables", type=int, default=1024, help="tables per batch")
+    p.add_argument("--fresh", action="store_true",
+                   help="observe() into new arrays at every step (default: into the same buffers, observe(out=...))")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
@@ -115,9 +121,9 @@ def main(argv=None) -> int:
             samples = []
             for _ in range(args.repeats):
                 refs.append(run_reference(reference, pyspiel, rng, args.seconds, None).steps_per_second)
-                samples.append(run_batch(tables, rng, args.seconds))
+                samples.append(run_batch(tables, rng, args.seconds, not args.fresh))
             row = {"game": game, "players": args.players, "backend": tables.backend, "threads": threads,
-                   "tables": args.tables, "samples": samples,
+                   "tables": args.tables, "fresh_arrays": args.fresh, "samples": samples,
                    **{k: statistics.median(s[k] for s in samples) for k in samples[0]}}
             rows.append(row)
             print(f"{game:22s} {tables.backend:6s} {threads} thread(s): {row['steps_per_second']:11,.0f} steps/s "
