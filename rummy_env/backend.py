@@ -14,6 +14,7 @@ from typing import Literal, Sequence
 from . import _core
 from .cards import CardSet
 from .contract_solver import ContractSolver
+from .meld_solver import batch_of_hands
 from .melds import Meld, MeldRules
 
 Backend = Literal["native", "python"]
@@ -66,6 +67,18 @@ class CompiledSolver(ContractSolver):
 
     def can_partition(self, counts: list[int], wilds: int, sets: int, runs: int) -> bool:
         return self._core.can_partition(counts, wilds, sets, runs)
+
+    def min_penalty_many(self, counts, wilds, values: Sequence[int], wild_value: int):
+        return self._core.min_penalty_many(*batch_of_hands(counts, wilds, self.card_set.num_naturals), values, wild_value)
+
+    def can_meld_all_many(self, counts, wilds):
+        return self._core.can_meld_all_many(*batch_of_hands(counts, wilds, self.card_set.num_naturals))
+
+    def meldable_without_one_many(self, counts, wilds):
+        return self._core.meldable_without_one_many(*batch_of_hands(counts, wilds, self.card_set.num_naturals))
+
+    def can_make_contract_many(self, counts, wilds, sets: int, runs: int):
+        return self._core.can_make_contract_many(*batch_of_hands(counts, wilds, self.card_set.num_naturals), sets, runs)
 
     def best_arrangement(
         self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int

@@ -7,8 +7,10 @@ from __future__ import annotations
 from itertools import combinations, combinations_with_replacement, compress
 from typing import Sequence
 
+import numpy as np
+
 from .cards import CardSet
-from .meld_solver import MeldSolver
+from .meld_solver import MeldSolver, _rows
 from .melds import AT_LEAST, AT_MOST, FACE_BITS, MEMO_LIMIT, PRESENT, MeldRules, encode_counts, suit_rows
 
 
@@ -202,6 +204,13 @@ class ContractSolver(MeldSolver):
             sets += take
             wilds -= take * cost
         return sets + min(further, wilds // k)
+
+    def can_make_contract_many(self, counts: np.ndarray, wilds: Sequence[int], sets: int, runs: int) -> np.ndarray:
+        """``can_make_contract`` of each hand of a batch (``counts`` ``[B, naturals]``,
+        ``wilds`` ``[B]``): bool ``[B]``."""
+        rows, wilds = _rows(counts, wilds, self.card_set.num_naturals)
+        return np.array([self.can_make_contract(row, w, sets, runs) for row, w in zip(rows, wilds)],
+                        dtype=np.bool_).reshape(len(rows))
 
     def can_make_contract_with(self, counts: Sequence[int], wilds: int, sets: int, runs: int, face: int) -> bool:
         """Whether the cards make ``sets`` sets and ``runs`` runs with the natural ``face``

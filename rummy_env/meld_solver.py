@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
+import numpy as np
+
 from .cards import CardSet
 from .melds import FACE_BITS, MEMO_LIMIT, UNLIMITED, Meld, MeldRules, encode_cards, encode_counts
 
@@ -321,6 +323,31 @@ class MeldSolver:
         """The least total penalty of the unmatched cards over every arrangement."""
         return self._penalty_search(list(counts), wilds, tuple(values), wild_value)
 
+    # ------------------------------------------------------------------ many hands at once
+    def min_penalty_many(self, counts: np.ndarray, wilds: Sequence[int], values: Sequence[int],
+                         wild_value: int) -> np.ndarray:
+        """``min_penalty`` of each hand of a batch: ``counts`` ``[B, naturals]``, ``wilds``
+        ``[B]``; int32 ``[B]`` (the compiled core answers in one call)."""
+        rows, wilds = _rows(counts, wilds, self.card_set.num_naturals)
+        return np.array([self.min_penalty(row, w, values, wild_value) for row, w in zip(rows, wilds)],
+                        dtype=np.int32).reshape(len(rows))
+
+    def can_meld_all_many(self, counts: np.ndarray, wilds: Sequence[int]) -> np.ndarray:
+        """``can_meld_all`` of each hand of a batch: bool ``[B]``."""
+        rows, wilds = _rows(counts, wilds, self.card_set.num_naturals)
+        return np.array([self.can_meld_all(row, w) for row, w in zip(rows, wilds)], dtype=np.bool_).reshape(len(rows))
+
+    def meldable_without_one_many(self, counts: np.ndarray, wilds: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """``meldable_without_one`` of each hand of a batch: the natural faces that may be
+        left out (bool ``[B, naturals]``) and whether a wild may (bool ``[B]``)."""
+        rows, wilds = _rows(counts, wilds, self.card_set.num_naturals)
+        faces = np.zeros((len(rows), self.card_set.num_naturals), dtype=np.bool_)
+        wild_ok = np.zeros(len(rows), dtype=np.bool_)
+        for i, (row, w) in enumerate(zip(rows, wilds)):
+            found, wild_ok[i] = self.meldable_without_one(row, w)
+            faces[i, found] = True
+        return faces, wild_ok
+
     def best_arrangement(
         self, counts: list[int], wilds: int, values: Sequence[int], wild_value: int
     ) -> tuple[int, list[Meld], list[int], int]:
@@ -425,3 +452,21 @@ class MeldSolver:
             out.append(Meld("set", (), wilds))
             wilds = 0
         return out, wilds
+
+
+def batch_of_hands(counts: np.ndarray, wilds: Sequence[int], naturals: int) -> tuple[np.ndarray, np.ndarray]:
+    """A batch of hands (``counts`` ``[B, naturals]``, ``wilds`` ``[B]``) as int32 arrays in C
+    order, or a ``ValueError`` naming what does not fit (the ranges the compiled core takes)."""
+    counts, wilds = np.asarray(counts), np.asarray(wilds)
+    if counts.ndim != 2 or counts.shape[1] != naturals or counts.dtype.kind not in "iu":
+        raise ValueError(f"counts must be an integer array of shape (hands, {naturals}), not {counts.dtype} {counts.shape}")
+    if wilds.shape != (counts.shape[0],) or wilds.dtype.kind not in "iu":
+        raise ValueError(f"wilds must be an integer array of shape ({counts.shape[0]},), not {wilds.dtype} {wilds.shape}")
+    if counts.size and (counts.min() < 0 or counts.max() > 15) or wilds.size and (wilds.min() < 0 or wilds.max() > 255):
+        raise ValueError("counts must be from 0 to 15 and wilds from 0 to 255")
+    return np.ascontiguousarray(counts, dtype=np.int32), np.ascontiguousarray(wilds, dtype=np.int32)
+
+
+def _rows(counts: np.ndarray, wilds: Sequence[int], naturals: int) -> tuple[list[list[int]], list[int]]:
+    counts, wilds = batch_of_hands(counts, wilds, naturals)
+    return counts.tolist(), wilds.tolist()

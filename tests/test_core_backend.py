@@ -239,3 +239,44 @@ def test_bad_input_to_the_cores_generator_is_an_error():
     with pytest.raises(TypeError):
         PyRandom([2**32])  # a word has 32 bits
     assert 0 <= core.randrange(10) < 10  # and it goes on
+
+
+@pytest.mark.parametrize("game", list(rummy_env.GAMES))
+def test_the_batched_queries_answer_as_the_one_hand_queries_on_both_backends(game: str):
+    """``*_many``: a batch of hands in one call, each answer the one-hand query's, both backends."""
+    import numpy as np
+
+    compiled, reference = both_solvers(game)
+    hands = list(random_hands(game, 150, seed=len(game) + 7))
+    counts = np.array([c for c, _, _ in hands], dtype=np.int64)  # any integer dtype is taken
+    wilds = np.array([w for _, w, _ in hands], dtype=np.int16)
+    values = hands[0][2]
+    deck, _, rules = rules_of(game)
+    sets, runs = next((r.contract for r in rules.rounds if r.contract), (1, 1))
+    for batched in (compiled, reference):
+        penalties = batched.min_penalty_many(counts, wilds, values, 25)
+        full = batched.can_meld_all_many(counts, wilds)
+        faces, wild_ok = batched.meldable_without_one_many(counts, wilds)
+        contracts = batched.can_make_contract_many(counts, wilds, sets, runs)
+        assert penalties.dtype == np.int32 and full.dtype == faces.dtype == contracts.dtype == np.bool_
+        for i, (row, w, _) in enumerate(hands):
+            assert penalties[i] == reference.min_penalty(row, w, values, 25)
+            assert full[i] == reference.can_meld_all(row, w)
+            found, ok = reference.meldable_without_one(row, w)
+            assert np.flatnonzero(faces[i]).tolist() == sorted(found) and wild_ok[i] == ok
+            assert contracts[i] == reference.can_make_contract(row, w, sets, runs)
+        assert batched.min_penalty_many(counts[:0], wilds[:0], values, 0).shape == (0,)
+        naturals = counts.shape[1]
+        bad = [(counts[:, :-1], wilds), (counts, wilds[:-1]), (counts.astype(float), wilds), (counts[0], wilds[:1]),
+               (np.full_like(counts, 16), wilds), (-counts, wilds), (counts, np.full_like(wilds, 256))]
+        for c, w in bad:
+            with pytest.raises(ValueError, match="counts|wilds"):
+                batched.can_meld_all_many(c, w)
+        assert naturals == deck.card_set.num_naturals
+    from rummy_env import _core  # the core's own checks, below the Python ones
+    core = compiled._core
+    with pytest.raises((ValueError, TypeError)):
+        core.can_meld_all_many(np.zeros((2, 3), np.int32), np.zeros(2, np.int32))
+    with pytest.raises((ValueError, TypeError)):
+        core.min_penalty_many(counts.astype(np.int32), np.zeros(3, np.int32), values, 0)
+    assert isinstance(core, _core.ContractSolver)

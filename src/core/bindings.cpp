@@ -45,6 +45,24 @@ void require_shape(const A& a, const char* name, std::size_t rows, std::size_t c
     if (!ok) throw std::invalid_argument(std::string(name) + " has the wrong shape for this batch");
 }
 
+// A batch of hands for the solver's *_many queries: one row of counts per hand.
+template <typename Counts, typename Wilds>
+std::size_t check_hands(const rummy::MeldSolver& solver, const Counts& counts, const Wilds& wilds) {
+    if (counts.shape(1) != std::size_t(solver.num_naturals()) || wilds.shape(0) != counts.shape(0))
+        throw std::invalid_argument("counts must be [hands, naturals] and wilds [hands]");
+    return counts.shape(0);
+}
+
+template <typename Counts, typename Fn>
+void for_each_hand(const rummy::MeldSolver&, const Counts& counts, Fn&& fn) {
+    const std::size_t naturals = counts.shape(1);
+    std::vector<int> row(naturals);
+    for (std::size_t i = 0; i < counts.shape(0); ++i) {
+        for (std::size_t f = 0; f < naturals; ++f) row[f] = counts(i, f);
+        fn(i, row);
+    }
+}
+
 nb::dict state_dict(const rummy::Table& self) {
     const rummy::State& s = self.state();
     nb::dict d;
@@ -72,6 +90,57 @@ NB_MODULE(_core, m) {
         .def("can_meld_all", &rummy::MeldSolver::can_meld_all, "counts"_a, "wilds"_a)
         .def("meldable_without_one", &rummy::MeldSolver::meldable_without_one, "counts"_a, "wilds"_a)
         .def("min_penalty", &rummy::MeldSolver::min_penalty, "counts"_a, "wilds"_a, "values"_a, "wild_value"_a)
+        .def(
+            "min_penalty_many",
+            [](rummy::MeldSolver& self, Array<const int32_t, nb::ndim<2>> counts, Array<const int32_t, nb::ndim<1>> wilds,
+               const std::vector<int>& values, int wild_value) {
+                const std::size_t hands = check_hands(self, counts, wilds);
+                int32_t* out = new int32_t[hands ? hands : 1];
+                nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<int32_t*>(p); });
+                {
+                    nb::gil_scoped_release release;
+                    for_each_hand(self, counts, [&](std::size_t i, const std::vector<int>& row) {
+                        out[i] = self.min_penalty(row, wilds(i), values, wild_value);
+                    });
+                }
+                return nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>(out, {hands}, owner);
+            },
+            "counts"_a, "wilds"_a, "values"_a, "wild_value"_a, "min_penalty of each hand: counts [B, naturals], wilds [B]")
+        .def(
+            "can_meld_all_many",
+            [](rummy::MeldSolver& self, Array<const int32_t, nb::ndim<2>> counts, Array<const int32_t, nb::ndim<1>> wilds) {
+                const std::size_t hands = check_hands(self, counts, wilds);
+                bool* out = new bool[hands ? hands : 1];
+                nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
+                {
+                    nb::gil_scoped_release release;
+                    for_each_hand(self, counts, [&](std::size_t i, const std::vector<int>& row) {
+                        out[i] = self.can_meld_all(row, wilds(i));
+                    });
+                }
+                return nb::ndarray<nb::numpy, bool, nb::ndim<1>>(out, {hands}, owner);
+            },
+            "counts"_a, "wilds"_a)
+        .def(
+            "meldable_without_one_many",
+            [](rummy::MeldSolver& self, Array<const int32_t, nb::ndim<2>> counts, Array<const int32_t, nb::ndim<1>> wilds) {
+                const std::size_t hands = check_hands(self, counts, wilds), naturals = counts.shape(1);
+                bool* faces = new bool[hands * naturals ? hands * naturals : 1]();
+                nb::capsule faces_owner(faces, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
+                bool* wild_ok = new bool[hands ? hands : 1];
+                nb::capsule wild_owner(wild_ok, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
+                {
+                    nb::gil_scoped_release release;
+                    for_each_hand(self, counts, [&](std::size_t i, const std::vector<int>& row) {
+                        auto [found, ok] = self.meldable_without_one(row, wilds(i));
+                        for (int f : found) faces[i * naturals + std::size_t(f)] = true;
+                        wild_ok[i] = ok;
+                    });
+                }
+                return nb::make_tuple(nb::ndarray<nb::numpy, bool, nb::ndim<2>>(faces, {hands, naturals}, faces_owner),
+                                      nb::ndarray<nb::numpy, bool, nb::ndim<1>>(wild_ok, {hands}, wild_owner));
+            },
+            "counts"_a, "wilds"_a, "(faces that may be left out [B, naturals], whether a wild may [B])")
         .def(
             "best_arrangement",
             [](rummy::MeldSolver& self, const std::vector<int>& counts, int wilds, const std::vector<int>& values,
@@ -101,7 +170,23 @@ NB_MODULE(_core, m) {
              "sets"_a, "runs"_a, "face"_a)
         .def("each_could_meld", &rummy::ContractSolver::each_could_meld, "counts"_a, "wilds"_a, "must"_a, "sets"_a,
              "runs"_a)
-        .def("can_partition", &rummy::ContractSolver::can_partition, "counts"_a, "wilds"_a, "sets"_a, "runs"_a);
+        .def("can_partition", &rummy::ContractSolver::can_partition, "counts"_a, "wilds"_a, "sets"_a, "runs"_a)
+        .def(
+            "can_make_contract_many",
+            [](rummy::ContractSolver& self, Array<const int32_t, nb::ndim<2>> counts, Array<const int32_t, nb::ndim<1>> wilds,
+               int sets, int runs) {
+                const std::size_t hands = check_hands(self, counts, wilds);
+                bool* out = new bool[hands ? hands : 1];
+                nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
+                {
+                    nb::gil_scoped_release release;
+                    for_each_hand(self, counts, [&](std::size_t i, const std::vector<int>& row) {
+                        out[i] = self.can_make_contract(row, wilds(i), sets, runs);
+                    });
+                }
+                return nb::ndarray<nb::numpy, bool, nb::ndim<1>>(out, {hands}, owner);
+            },
+            "counts"_a, "wilds"_a, "sets"_a, "runs"_a);
 
     nb::class_<rummy::PyRandom>(m, "PyRandom",
                                 "Python's random.Random, draw for draw (the deal's shuffles and draws).")
