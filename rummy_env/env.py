@@ -165,8 +165,9 @@ class RummyEnv(AECEnv):
 
     @property
     def game_state(self) -> GameState | None:
-        """The game's state (``None`` before the first ``reset``): on the compiled core a
-        copy read out of it, which ``set_state`` and not a change in place carries back."""
+        """The game's state (``None`` before the first ``reset``): on the compiled core a new
+        copy read out of it at every read, which ``set_state``, not a change in place, carries
+        back."""
         return self.table.state
 
     @staticmethod

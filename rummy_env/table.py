@@ -8,9 +8,9 @@ both deal a seed the same way, list the same legal actions, apply them with the 
 and errors, and encode the same observations, bit for bit. The compiled core plays the games
 without contract play so far (Three-Thirteen); a contract game gets the reference table.
 
-A compiled table's ``state`` is a ``GameState`` copied out of the core when first read after
-a change: reading it is cheap enough for agents that look at the table, but changing it does
-not change the game (``set_state`` does).
+A compiled table's ``state`` is a new ``GameState`` copied out of the core at every read
+(about 30 us): cheap enough for agents that look at the table, and changing it changes
+neither the game nor a later read (``set_state`` changes the game).
 """
 
 from __future__ import annotations
@@ -102,7 +102,6 @@ class CompiledTable:
         self.engine, self.observer = engine, observer
         self._core = compiled_table(engine.rules)
         self._dealt = False
-        self._state: GameState | None = None
         self._legal: list[int] | None = None
         self._stamped: tuple[list[TableMeld] | None, int] = (None, 0)  # the last table read out, its stamp
 
@@ -112,13 +111,14 @@ class CompiledTable:
 
     @property
     def state(self) -> GameState | None:
-        if self._state is None and self._dealt:
-            state = game_state(self._core.state(), self.engine.rules)
-            if state.table == self._stamped[0]:  # the stamp changes with the table only
-                state.table_stamp = self._stamped[1]
-            self._stamped = (state.table, state.table_stamp)
-            self._state = state
-        return self._state
+        """A new copy of the core's state at every read (module docstring)."""
+        if not self._dealt:
+            return None
+        state = game_state(self._core.state(), self.engine.rules)
+        if state.table == self._stamped[0]:  # the stamp changes with the table only
+            state.table_stamp = self._stamped[1]
+        self._stamped = (state.table, state.table_stamp)
+        return state
 
     def new_game(self, seed: int | None, options: Mapping[str, Any] | None = None) -> None:
         if options or seed is None:  # the scenario options are the reference's to read
@@ -144,7 +144,7 @@ class CompiledTable:
 
     def _changed(self) -> None:
         self._dealt = True
-        self._state = self._legal = None
+        self._legal = None
 
     def to_act(self) -> int:
         return self._core.to_act
@@ -160,10 +160,10 @@ class CompiledTable:
 
     def apply(self, action: int, actor: str | None = None) -> RoundResult | None:
         if action not in self.legal_actions():  # the reference words the refusal
-            self.engine.apply(self.state.clone(), action, actor=actor)
+            self.engine.apply(self.state, action, actor=actor)
             raise AssertionError(f"the reference engine accepted action {action}, which the core refuses")
         ended = self._core.apply(action)
-        self._state = self._legal = None
+        self._legal = None
         return None if ended is None else RoundResult(list(ended[0]), ended[1])
 
     def observe(self, seat: int) -> np.ndarray:
@@ -172,9 +172,12 @@ class CompiledTable:
 
 def make_table(engine: Engine, observer: Observer, backend: Backend | None = None) -> ReferenceTable | CompiledTable:
     """The table for ``engine``'s rules: the compiled core's unless ``backend`` (or
-    ``RUMMY_ENV_BACKEND``) is ``python`` or the core does not play the game yet."""
-    backend = backend or default_backend()
-    if backend == "native" and compiles(engine.rules):
+    ``RUMMY_ENV_BACKEND``) is ``python`` or the core does not play the game yet; asking for
+    ``native`` by name for such a game is a ``ValueError``."""
+    if backend == "native" and not compiles(engine.rules):
+        raise ValueError(f"the compiled core plays games without contract play so far, not {engine.rules.game}: "
+                         "use backend='python'")
+    if (backend or default_backend()) == "native" and compiles(engine.rules):
         return CompiledTable(engine, observer)
     return ReferenceTable(engine, observer)
 

@@ -13,7 +13,8 @@
 
 **Every step is a decision of the learner.** ``step`` applies the learner's action at every
 table, then plays the other seats (``opponent``) at the tables where they are to act, in
-batches, until the learner is to act again everywhere. ``opponent`` is ``"random"`` (a
+batches, until the learner is to act again everywhere. An error of the opponents (a callable
+that raises or returns an illegal action) leaves the env to be ``reset``. ``opponent`` is ``"random"`` (a
 uniformly random legal action, from the env's own generator) or a callable taking the
 observations and masks of the tables where opponents act (``[k, obs_size]``, bool
 ``[k, num_actions]``) and returning their ``k`` actions: a batched policy.
@@ -24,7 +25,8 @@ reward of the learner's step: an episode's rewards sum to the seat's return in t
 
 **Episodes end and restart in the same step** (Gymnasium's ``AutoresetMode.SAME_STEP``):
 where ``terminations`` is true, the returned observation is the next game's first decision,
-and ``infos["final_scores"]`` holds the finished game's scores. Games end by the rules (the
+and ``infos["final_scores"]`` holds the finished game's scores (in the rows that
+``infos["_final_scores"]`` marks). Games end by the rules (the
 turn cap included), so ``truncations`` is always false; no decision is left at the end of a
 game, so there is no final observation to return.
 
@@ -91,32 +93,38 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
         self._seats = np.zeros(num_envs, dtype=np.int32)
         self._pending = np.zeros(num_envs, dtype=np.float32)
         self._view: vector.Observation | None = None
-        self._np_random = np.random.default_rng(seed)
+        self._seed_generator(seed)
 
     def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
         if options:
             raise ValueError(f"reset takes no options here, not {options!r}")
+        if isinstance(seed, (bool, np.bool_)):
+            raise ValueError(f"seed must be an integer, a list of them or None, not {seed!r}")
         if seed is not None:
             seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, (int, np.integer)) else list(seed)
             self.tables.reset(seeds)
-            self._np_random = np.random.default_rng(abs(int(seeds[0])))
+            self._seed_generator(seeds[0])
         else:
             self.tables.reset()
         self._pending[:] = 0
         self._draw_seats(np.ones(self.num_envs, dtype=np.bool_))
-        finished = np.zeros(self.num_envs, dtype=np.bool_)
-        self._play_others(self._pending, self._pending, finished, {})
+        self._view = None  # until the opponents have played up to the learner's decisions
+        self._play_others(self._pending, self._pending, np.zeros(self.num_envs, dtype=np.bool_), {})
         return self._view.obs, self._infos({})
 
     def step(self, actions: Any):
         if self._view is None:
-            raise RuntimeError("call reset() before step()")
-        rewards, done = self.tables.step(actions)
+            raise RuntimeError("call reset() before step() (and after an error in the opponents' play)")
+        rewards, done = self.tables.step(actions)  # an illegal action changes nothing
         received = rewards[np.arange(self.num_envs), self._seats] + self._pending
         self._pending = np.zeros(self.num_envs, dtype=np.float32)
         final: dict[str, np.ndarray] = {}
-        self._game_over(done, final)
-        self._play_others(received, self._pending, done, final)
+        try:
+            self._game_over(done, final)
+            self._play_others(received, self._pending, done, final)
+        except BaseException:  # the learner's actions are in: the tables wait on no one known
+            self._view = None
+            raise
         return (self._view.obs, received, done, np.zeros(self.num_envs, dtype=np.bool_),
                 self._infos(final))
 
@@ -153,8 +161,16 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
         if not done.any():
             return
         scores = final.setdefault("final_scores", np.zeros((self.num_envs, self.tables.num_players), np.int32))
+        ended = final.setdefault("_final_scores", np.zeros(self.num_envs, np.bool_))  # Gymnasium's mask of the rows set
         scores[done] = self.tables.final_scores[done]
+        ended |= done
         self._draw_seats(done)
+
+    def _seed_generator(self, seed: Any) -> None:
+        """The generator of the opponents' random actions and the drawn seats (Gymnasium's
+        ``np_random``), from ``seed`` (any int: its absolute value) or OS entropy."""
+        self._np_random_seed = None if seed is None else abs(int(seed))
+        self._np_random = np.random.default_rng(self._np_random_seed)
 
     def _draw_seats(self, tables: np.ndarray) -> None:
         if self.learner_seat is not None:

@@ -106,6 +106,8 @@ def test_the_env_on_either_table_refuses_alike_and_continues_alike(game: str):
     rng = random.Random(0)
     for env in envs.values():
         env.reset(seed=12)
+    other = spec.raw_env(num_players=3, backend="python")
+    other.reset(seed=99)
     for step in range(300):
         native, python = envs["native"], envs["python"]
         agent = native.agent_selection
@@ -118,7 +120,11 @@ def test_the_env_on_either_table_refuses_alike_and_continues_alike(game: str):
                 env.step(illegal)
             errors.append(str(info.value))
         assert errors[0] == errors[1] and agent in errors[0]
-        if step % 50 == 25:  # the reference's state carried to the core, and the env copied
+        if step % 50 == 25:  # another game's state carried into the core and out, then the env copied
+            other.step(rng.choice(other.table.legal_actions()))
+            native.set_state(other.get_state())
+            assert native.observe(native.agent_selection)["observation"].tobytes() == other.observe(
+                other.agent_selection)["observation"].tobytes()
             native.set_state(python.get_state())
             envs["native"] = copy.deepcopy(native)
             assert envs["native"].table is not native.table
@@ -135,21 +141,38 @@ def test_the_env_on_either_table_refuses_alike_and_continues_alike(game: str):
 def test_a_state_that_does_not_fit_is_refused_and_changes_nothing():
     from rummy_env.table import core_state
 
-    env = rummy_env.GAMES["three_thirteen"].raw_env(num_players=3)
+    env = rummy_env.GAMES["three_thirteen"].raw_env(num_players=2)  # one deck: one copy of each face
     env.reset(seed=5)
     table = compiled_table(env.rules)
     table.reset(seed_words(5))
     good = core_state(env.game_state)
     assert table.state() == good
     faces = env.observer.num_faces
-    bad = {"round": 11, "dealer": 3, "phase": 3, "hands": [[0] * faces] * 2, "stock": [faces],
-           "discard_seats": [5], "discard_counts": [0] * (faces - 1), "scores": [0, 0], "table": [(4, True, [], 0, 0, 0, 0, 0, [])],
-           "taken_face": faces, "turns": -1, "rng": [0] * 10, "round_penalties": [[1, 2]]}
+    hand = list(good["hands"][0])
+    two_of_a_face = hand[:5] + [2] + hand[6:]
+    bad = {"round": 11, "dealer": 2, "phase": 3, "hands": [[0] * faces] * 3, "stock": [faces],
+           "known": [two_of_a_face] + good["known"][1:],  # known cards that are not held
+           "discard_seats": [5], "discard_counts": [0] * (faces - 1), "scores": [0, 0, 0],
+           "table": [(4, True, [], 0, 0, 0, 0, 0, [])], "taken_face": faces, "turns": -1, "rng": [0] * 10,
+           "round_penalties": [[1, 2, 3]]}
     for field, value in bad.items():
         with pytest.raises(ValueError):
             table.set_state({**good, field: value})
+        assert table.state() == good
+    for counts in (two_of_a_face, hand[:5] + [16] + hand[6:]):  # more of a face than the deck holds
+        with pytest.raises(ValueError, match="hands"):
+            table.set_state({**good, "hands": [counts] + good["hands"][1:]})
         assert table.state() == good
     for broken in ({k: v for k, v in good.items() if k != "hands"}, {**good, "hands": "x"}, {**good, "table": [(1,)]}):
         with pytest.raises((ValueError, TypeError, KeyError, RuntimeError)):
             table.set_state(broken)
         assert table.state() == good
+
+
+def test_an_env_asked_for_the_core_by_name_refuses_a_game_it_does_not_play():
+    contract = next(name for name in rummy_env.GAMES if name not in GAMES)
+    with pytest.raises(ValueError, match="backend='python'"):
+        rummy_env.GAMES[contract].raw_env(backend="native")
+    assert rummy_env.GAMES[contract].raw_env().backend == "python"  # the default falls back
+    with pytest.raises(ValueError, match="backend"):
+        rummy_env.GAMES[GAMES[0]].raw_env(backend="gpu")

@@ -69,7 +69,9 @@ def test_the_stock_order_rows_are_the_cards_drawn_next_in_draw_order(game):
             after = privileged_inputs(env, env.game_state.current, order)[3 * faces:].reshape(order, faces)
             assert np.array_equal(after[:order - k], upcoming[k:])
             taken += k
-    env.game_state.stock = env.game_state.stock[-2:]  # past the stock's end: rows of zeros
+    snapshot = env.get_state()
+    snapshot.state.stock = snapshot.state.stock[-2:]  # past the stock's end: rows of zeros
+    env.set_state(snapshot)
     short = privileged_inputs(env, 0, order)[3 * faces:].reshape(order, faces)
     assert short.sum(axis=1).tolist() == [1, 1, 0, 0]
 

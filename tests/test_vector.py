@@ -309,8 +309,11 @@ def test_observe_fills_the_callers_buffers(game: str, backend: str) -> None:
     bad = [out._replace(obs=wide[:, 1:]), out._replace(obs=out.obs.astype(np.float64)),
            out._replace(mask=out.mask.astype(np.int8)), out._replace(seat=np.zeros(4, np.int32)), tuple(out)]
     for buffers in bad:
+        kept = [np.array(a, copy=True) for a in buffers]
         with pytest.raises(ValueError, match="out"):
             tables.observe(out=buffers)
+        for a, b in zip(buffers, kept):
+            np.testing.assert_array_equal(a, b)  # nothing written into a buffer that does not fit
 
 
 @pytest.mark.parametrize("game,backend", GAME_BACKENDS)
@@ -340,3 +343,32 @@ def test_only_the_active_tables_are_stepped(game: str, backend: str) -> None:
     with pytest.raises(IllegalActionError, match="table 0"):
         tables.step(wrong, active=active)
     assert_same_view(snapshot(tables), after)
+
+
+@pytest.mark.parametrize("game", COMPILED)
+def test_calls_from_two_threads_on_one_batch_are_refused_not_interleaved(game: str) -> None:
+    """The core releases the interpreter while it works: a second thread's call on the same
+    batch raises instead of corrupting the first (it used to hang the process)."""
+    import threading
+
+    tables = vector.make(game, 256, seed=0, num_threads=2)
+    errors: list[BaseException] = []
+
+    def play(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for _ in range(150):
+            try:
+                mask = tables.observe().mask
+                tables.step(random_actions(rng, mask))
+            except (RuntimeError, IllegalActionError) as err:  # refused, or a mask from before the other's step
+                errors.append(err)
+
+    threads = [threading.Thread(target=play, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    assert all(isinstance(e, IllegalActionError) or "in use by another thread" in str(e) for e in errors)
+    mask = tables.observe().mask  # and the batch still plays
+    tables.step(random_actions(np.random.default_rng(9), mask))

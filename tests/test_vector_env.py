@@ -31,7 +31,7 @@ def aec_game(game: str, seed: int, seat: int, **rules) -> tuple[float, list[int]
 @pytest.mark.parametrize("game", list(GAMES))
 def test_each_episode_returns_what_the_seat_receives_in_the_aec_env(game: str) -> None:
     rules = dict(num_players=3, max_turns_per_round=5)
-    envs = SeatVectorEnv(game, 3, learner_seat=1, opponent=first_legal, **rules)
+    envs = SeatVectorEnv(game, 3, learner_seat=1, opponent=first_legal, seed=-4, **rules)
     obs, infos = envs.reset(seed=40)
     assert obs.shape == (3, envs.single_observation_space.shape[0]) and obs.dtype == np.float32
     assert envs.observation_space.shape == obs.shape and envs.action_space.shape == (3,)
@@ -41,6 +41,7 @@ def test_each_episode_returns_what_the_seat_receives_in_the_aec_env(game: str) -
         np.testing.assert_array_equal(infos["action_mask"], envs.action_masks())
         obs, rewards, terminations, truncations, infos = envs.step(np.argmax(infos["action_mask"], axis=1))
         assert rewards.dtype == np.float32 and not truncations.any()
+        assert (infos.get("_final_scores", np.zeros(3, bool)) == terminations).all()
         for i in np.flatnonzero(terminations):
             if ended[i] is None:
                 ended[i] = (returns[i] + rewards[i], infos["final_scores"][i].tolist())
@@ -74,6 +75,7 @@ def test_the_same_seed_gives_the_same_episodes() -> None:
     for _ in range(2):
         envs = SeatVectorEnv(game, 4, learner_seat=None, max_turns_per_round=4)
         obs, infos = envs.reset(seed=9)
+        assert envs.np_random_seed == 9  # Gymnasium's reading of it keeps the generator seeded
         rng = np.random.default_rng(0)
         trace = []
         for _ in range(200):
@@ -95,3 +97,26 @@ def test_bad_arguments_are_refused() -> None:
         envs.step(np.zeros(2, np.int64))
     with pytest.raises(ValueError, match="options"):
         envs.reset(options={"deck": []})
+    with pytest.raises(ValueError, match="seed"):
+        envs.reset(seed=True)
+
+
+def test_an_opponent_that_fails_leaves_the_env_to_be_reset() -> None:
+    game = next(iter(GAMES))
+    calls = []
+
+    def flaky(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        calls.append(len(masks))
+        if len(calls) == 12:
+            return np.argmin(masks, axis=1)  # an illegal action
+        return np.argmax(masks, axis=1)
+
+    envs = SeatVectorEnv(game, 2, opponent=flaky)
+    obs, infos = envs.reset(seed=1)
+    with pytest.raises(Exception, match="illegal"):
+        for _ in range(50):
+            obs, *_, infos = envs.step(np.argmax(infos["action_mask"], axis=1))
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.step(np.argmax(infos["action_mask"], axis=1))
+    obs, infos = envs.reset(seed=1)
+    envs.step(np.argmax(infos["action_mask"], axis=1))

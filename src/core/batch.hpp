@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "table.hpp"
@@ -22,6 +24,14 @@ std::vector<uint32_t> seed_words64(uint64_t seed);
 class Batch {
 public:
     Batch(const TableRules& rules, int num_tables, int num_threads, int reward_mode);
+
+    // Held by each call from Python (the bindings release the interpreter while the pool
+    // works): a second thread's call on the same batch is refused, not interleaved.
+    std::unique_lock<std::mutex> claim() {
+        std::unique_lock<std::mutex> lock(busy_, std::try_to_lock);
+        if (!lock.owns_lock()) throw std::runtime_error("the batch is in use by another thread: one call at a time");
+        return lock;
+    }
 
     int size() const { return int(tables_.size()); }
     int threads() const { return pool_->threads(); }
@@ -40,6 +50,7 @@ public:
 private:
     std::vector<Table> tables_;
     std::unique_ptr<ThreadPool> pool_;
+    std::mutex busy_;
     int num_players_, reward_mode_;
 };
 

@@ -307,24 +307,28 @@ NB_MODULE(_core, m) {
         .def_prop_ro("threads", &rummy::Batch::threads)
         .def(
             "reset", [](rummy::Batch& self, int i, const std::vector<uint32_t>& words) {
+                auto claim = self.claim();
                 if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
                 self.reset(i, words);
             },
             "table"_a, "seed_words"_a)
         .def(
             "scores", [](rummy::Batch& self, int i) {
+                auto claim = self.claim();
                 if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
                 return self.table(i).state().scores;
             },
             "table"_a, "the table's scores so far")
         .def(
             "to_act", [](rummy::Batch& self, int i) {
+                auto claim = self.claim();
                 if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
                 return self.table(i).to_act();
             },
             "table"_a, "the seat to act at the table")
         .def(
             "legal_actions", [](rummy::Batch& self, int i) {
+                auto claim = self.claim();
                 if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
                 return self.table(i).legal_actions();
             },
@@ -338,6 +342,7 @@ NB_MODULE(_core, m) {
                 require_shape(obs, "obs", n, std::size_t(self.table(0).observation_size()));
                 require_shape(mask, "mask", n, std::size_t(self.table(0).num_actions()));
                 nb::gil_scoped_release release;
+                auto claim = self.claim();
                 self.observe(seats.data(), obs.data(), mask.data());
             },
             // no conversion: a converted copy would be filled instead of the caller's array
@@ -355,6 +360,7 @@ NB_MODULE(_core, m) {
                 require_shape(done, "done", n);
                 require_shape(scores, "final_scores", n, p);
                 nb::gil_scoped_release release;
+                auto claim = self.claim();
                 return self.step(actions.data(), active ? active->data() : nullptr, seeds.data(), rewards.data(),
                                  done.data(), scores.data());
             },

@@ -26,6 +26,8 @@ Table::Table(const TableRules& rules) : rules_(rules) {
         if (r.wild_rank >= rules.num_ranks) throw std::invalid_argument("a wild rank is not a rank of the deck");
     }
     for (int f = 0; f < num_naturals_; ++f) natural_values_.push_back(rules.rank_penalties[f % rules.num_ranks]);
+    copies_.assign(num_faces_, 0);
+    for (int f : rules.cards) ++copies_[f];
     solver();  // the deck and meld rules are checked here, not at the first move
 }
 
@@ -100,12 +102,16 @@ void Table::set_state(const State& s) {
     require(s.dealer >= 0 && s.dealer < n && s.current >= 0 && s.current < n, "dealer or current");
     require(s.phase == kDraw || s.phase == kPlay || s.phase == kGameOver, "phase");
     require(int(s.hands.size()) == n && int(s.known.size()) == n && int(s.hand_sizes.size()) == n, "hands");
-    for (int p = 0; p < n; ++p)
-        require(int(s.hands[p].size()) == F && int(s.known[p].size()) == F && all_in(s.hands[p], 0, 255) &&
-                    all_in(s.known[p], 0, 255) && s.hand_sizes[p] >= 0, "hands");
+    for (int p = 0; p < n; ++p) {  // no more of a face than the deck holds, and known cards held
+        require(int(s.hands[p].size()) == F && int(s.known[p].size()) == F && s.hand_sizes[p] >= 0, "hands");
+        for (int f = 0; f < F; ++f)
+            require(s.hands[p][f] >= 0 && s.hands[p][f] <= copies_[f] && s.known[p][f] >= 0 &&
+                        s.known[p][f] <= s.hands[p][f], "hands or known");
+    }
     require(all_in(s.stock, 0, F - 1) && all_in(s.discard, 0, F - 1), "stock or discard");
     require(s.discard_seats.size() == s.discard.size() && all_in(s.discard_seats, -1, n - 1), "discard_seats");
-    require(int(s.discard_counts.size()) == F && all_in(s.discard_counts, 0, 255), "discard_counts");
+    require(int(s.discard_counts.size()) == F, "discard_counts");
+    for (int f = 0; f < F; ++f) require(s.discard_counts[f] >= 0 && s.discard_counts[f] <= copies_[f], "discard_counts");
     require(int(s.scores.size()) == n, "scores");
     for (const auto& pens : s.round_penalties) require(int(pens.size()) == n, "round_penalties");
     for (const TableMeld& t : s.table) require(t.owner >= 0 && t.owner < n && all_in(t.cards, 0, F - 1), "table");
@@ -139,32 +145,31 @@ std::pair<std::vector<int>, int> Table::split_wilds(const std::vector<int>& hand
 const std::vector<int>& Table::legal_actions() {
     if (!dealt_) throw std::logic_error("reset the table before playing it");
     if (legal_known_) return legal_;
-    std::vector<int>& actions = legal_;
-    actions.clear();
-    legal_known_ = true;
+    std::vector<int> actions;  // cached only once complete: a query that throws leaves no list
     const State& s = state_;
-    if (s.phase == kGameOver) return actions;
     if (s.phase == kDraw) {
         actions.push_back(kDrawStock);
         if (!s.discard.empty()) actions.push_back(kDrawDiscard);
-        return actions;
+    } else if (s.phase != kGameOver) {
+        const std::vector<int>& hand = s.hands[s.current];
+        const int t = s.taken_face;
+        for (int f = 0; f < num_faces_; ++f)  // any card held but the one just taken, unless another of its face is
+            if (hand[f] && !(f == t && hand[f] == 1)) actions.push_back(2 + f);
+        if (s.went_out < 0) {
+            const int blocked = t >= 0 && hand[t] == 1 ? t : -1;
+            auto [naturals, wilds] = split_wilds(hand);
+            auto [faces, wild_ok] = solver().meldable_without_one(naturals, wilds);
+            if (wild_ok)
+                for (int f : wild_faces())
+                    if (hand[f]) faces.push_back(f);
+            std::sort(faces.begin(), faces.end());
+            for (int f : faces)
+                if (f != blocked) actions.push_back(2 + num_faces_ + f);
+        }
     }
-    const std::vector<int>& hand = s.hands[s.current];
-    const int t = s.taken_face;
-    for (int f = 0; f < num_faces_; ++f)  // any card held but the one just taken, unless another of its face is
-        if (hand[f] && !(f == t && hand[f] == 1)) actions.push_back(2 + f);
-    if (s.went_out < 0) {
-        const int blocked = t >= 0 && hand[t] == 1 ? t : -1;
-        auto [naturals, wilds] = split_wilds(hand);
-        auto [faces, wild_ok] = solver().meldable_without_one(naturals, wilds);
-        if (wild_ok)
-            for (int f : wild_faces())
-                if (hand[f]) faces.push_back(f);
-        std::sort(faces.begin(), faces.end());
-        for (int f : faces)
-            if (f != blocked) actions.push_back(2 + num_faces_ + f);
-    }
-    return actions;
+    legal_ = std::move(actions);
+    legal_known_ = true;
+    return legal_;
 }
 
 // ---------------------------------------------------------------- effects

@@ -102,6 +102,7 @@ private:
     TableRules rules_;
     int num_faces_, num_naturals_;
     std::vector<int> natural_values_;
+    std::vector<int> copies_;  // per face, how many the deck holds
     State state_;
     bool dealt_ = false;
     std::vector<int> legal_;

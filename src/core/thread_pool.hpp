@@ -20,16 +20,14 @@ namespace rummy {
 class ThreadPool {
 public:
     explicit ThreadPool(int threads) {
-        for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { work_loop(); });
-    }
-    ~ThreadPool() {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
+        try {
+            for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { work_loop(); });
+        } catch (...) {  // a thread that could not start: stop those that did, then report it
+            stop_all();
+            throw;
         }
-        wake_.notify_all();
-        for (std::thread& t : workers_) t.join();
     }
+    ~ThreadPool() { stop_all(); }
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
 
@@ -61,16 +59,27 @@ public:
     }
 
 private:
+    void stop_all() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& t : workers_) t.join();
+    }
+
     void do_items() {
         for (;;) {
             const int start = next_.fetch_add(chunk_);
             if (start >= size_) return;
             const int end = std::min(size_, start + chunk_);
-            try {
-                for (int i = start; i < end; ++i) (*job_)(i);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(mutex_);
-                if (!error_) error_ = std::current_exception();
+            for (int i = start; i < end; ++i) {  // every item runs, whatever another one threw
+                try {
+                    (*job_)(i);
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                    if (!error_) error_ = std::current_exception();
+                }
             }
         }
     }
