@@ -71,7 +71,7 @@ from invariant_checks import InvariantChecks, sweep
 from rummy_env import three_thirteen_v0
 from rummy_env.state import Phase
 
-pytestmark = pytest.mark.usefixtures("each_backend")  # every test on the core and on the reference
+pytestmark = pytest.mark.usefixtures("each_backend_reference_slow")  # the reference's run is slow
 
 NUM_ACTIONS = 106
 GO_OUT_BASE = 54
@@ -201,7 +201,7 @@ def test_random_games_short_rounds(n, chunk):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("each_backend", ["native"], indirect=True)  # a long sweep: on the default backend only
+@pytest.mark.parametrize("each_backend_reference_slow", ["native"], indirect=True)  # a long sweep: on the default backend only
 @pytest.mark.parametrize("n", PLAYERS)
 def test_random_games_default_turn_cap(n):
     checker = Checker(n, 400, seed=7 * n)

@@ -37,7 +37,6 @@ public:
     int threads() const { return pool_->threads(); }
     Table& table(int i) { return tables_.at(std::size_t(i)); }
 
-    void reset(int i, const std::vector<uint32_t>& seed_words) { table(i).reset(seed_words); }
     // seats [N], obs [N, observation_size], mask [N, num_actions] (zeroed here)
     void observe(int32_t* seats, float* obs, bool* mask);
     // The first active table whose action is not legal, or -1 after applying the action of

@@ -63,6 +63,28 @@ void for_each_hand(const rummy::MeldSolver&, const Counts& counts, Fn&& fn) {
     }
 }
 
+// One answer per hand of a batch, computed with the interpreter released: fn(row, wilds).
+template <typename T, typename Counts, typename Wilds, typename Fn>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> answer_each(const rummy::MeldSolver& solver, const Counts& counts,
+                                                   const Wilds& wilds, Fn&& fn) {
+    const std::size_t hands = check_hands(solver, counts, wilds);
+    T* out = new T[hands ? hands : 1];
+    nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+    {
+        nb::gil_scoped_release release;
+        for_each_hand(solver, counts, [&](std::size_t i, const std::vector<int>& row) { out[i] = fn(row, wilds(i)); });
+    }
+    return nb::ndarray<nb::numpy, T, nb::ndim<1>>(out, {hands}, owner);
+}
+
+// fn(table i of the batch), the batch claimed for the call and the table number checked.
+template <typename Fn>
+auto with_table(rummy::Batch& batch, int i, Fn&& fn) {
+    auto claim = batch.claim();
+    if (i < 0 || i >= batch.size()) throw std::invalid_argument("no table " + std::to_string(i));
+    return fn(batch.table(i));
+}
+
 nb::dict state_dict(const rummy::Table& self) {
     const rummy::State& s = self.state();
     nb::dict d;
@@ -94,31 +116,16 @@ NB_MODULE(_core, m) {
             "min_penalty_many",
             [](rummy::MeldSolver& self, Array<const int32_t, nb::ndim<2>> counts, Array<const int32_t, nb::ndim<1>> wilds,
                const std::vector<int>& values, int wild_value) {
-                const std::size_t hands = check_hands(self, counts, wilds);
-                int32_t* out = new int32_t[hands ? hands : 1];
-                nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<int32_t*>(p); });
-                {
-                    nb::gil_scoped_release release;
-                    for_each_hand(self, counts, [&](std::size_t i, const std::vector<int>& row) {
-                        out[i] = self.min_penalty(row, wilds(i), values, wild_value);
-                    });
-                }
-                return nb::ndarray<nb::numpy, int32_t, nb::ndim<1>>(out, {hands}, owner);
+                return answer_each<int32_t>(self, counts, wilds, [&](const std::vector<int>& row, int w) {
+                    return self.min_penalty(row, w, values, wild_value);
+                });
             },
             "counts"_a, "wilds"_a, "values"_a, "wild_value"_a, "min_penalty of each hand: counts [B, naturals], wilds [B]")
         .def(
             "can_meld_all_many",
             [](rummy::MeldSolver& self, Array<const int32_t, nb::ndim<2>> counts, Array<const int32_t, nb::ndim<1>> wilds) {
-                const std::size_t hands = check_hands(self, counts, wilds);
-                bool* out = new bool[hands ? hands : 1];
-                nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
-                {
-                    nb::gil_scoped_release release;
-                    for_each_hand(self, counts, [&](std::size_t i, const std::vector<int>& row) {
-                        out[i] = self.can_meld_all(row, wilds(i));
-                    });
-                }
-                return nb::ndarray<nb::numpy, bool, nb::ndim<1>>(out, {hands}, owner);
+                return answer_each<bool>(self, counts, wilds,
+                                         [&](const std::vector<int>& row, int w) { return self.can_meld_all(row, w); });
             },
             "counts"_a, "wilds"_a)
         .def(
@@ -175,16 +182,9 @@ NB_MODULE(_core, m) {
             "can_make_contract_many",
             [](rummy::ContractSolver& self, Array<const int32_t, nb::ndim<2>> counts, Array<const int32_t, nb::ndim<1>> wilds,
                int sets, int runs) {
-                const std::size_t hands = check_hands(self, counts, wilds);
-                bool* out = new bool[hands ? hands : 1];
-                nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
-                {
-                    nb::gil_scoped_release release;
-                    for_each_hand(self, counts, [&](std::size_t i, const std::vector<int>& row) {
-                        out[i] = self.can_make_contract(row, wilds(i), sets, runs);
-                    });
-                }
-                return nb::ndarray<nb::numpy, bool, nb::ndim<1>>(out, {hands}, owner);
+                return answer_each<bool>(self, counts, wilds, [&](const std::vector<int>& row, int w) {
+                    return self.can_make_contract(row, w, sets, runs);
+                });
             },
             "counts"_a, "wilds"_a, "sets"_a, "runs"_a);
 
@@ -307,30 +307,22 @@ NB_MODULE(_core, m) {
         .def_prop_ro("threads", &rummy::Batch::threads)
         .def(
             "reset", [](rummy::Batch& self, int i, const std::vector<uint32_t>& words) {
-                auto claim = self.claim();
-                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
-                self.reset(i, words);
+                with_table(self, i, [&](rummy::Table& t) { t.reset(words); });
             },
             "table"_a, "seed_words"_a)
         .def(
             "scores", [](rummy::Batch& self, int i) {
-                auto claim = self.claim();
-                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
-                return self.table(i).state().scores;
+                return with_table(self, i, [](rummy::Table& t) { return t.state().scores; });
             },
             "table"_a, "the table's scores so far")
         .def(
             "to_act", [](rummy::Batch& self, int i) {
-                auto claim = self.claim();
-                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
-                return self.table(i).to_act();
+                return with_table(self, i, [](rummy::Table& t) { return t.to_act(); });
             },
             "table"_a, "the seat to act at the table")
         .def(
             "legal_actions", [](rummy::Batch& self, int i) {
-                auto claim = self.claim();
-                if (i < 0 || i >= self.size()) throw std::invalid_argument("no table " + std::to_string(i));
-                return self.table(i).legal_actions();
+                return with_table(self, i, [](rummy::Table& t) { return t.legal_actions(); });
             },
             "table"_a)
         .def(
