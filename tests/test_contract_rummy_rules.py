@@ -182,10 +182,18 @@ def test_configuration_whose_deal_cannot_fit_is_rejected(n, config, need, have):
     ({"num_decks": 0}, "num_decks"), ({"num_jokers": -1}, "num_jokers"), ({"max_deep_draw": 0}, "max_deep_draw"),
     ({"max_table_melds": 0}, "max_table_melds"), ({"max_turns_per_round": 0}, "max_turns_per_round"),
     ({"reward_mode": "score"}, "reward_mode"), ({"num_rounds": 3}, "num_rounds"),
+    # beyond what the cards allow (4 players: one deck and a joker, 53 cards): 17 melds, 53 deep
+    ({"max_table_melds": 18}, "max_table_melds"), ({"max_deep_draw": 54}, "max_deep_draw"),
+    ({"max_table_melds": 2**31}, "max_table_melds"), ({"max_turns_per_round": 1_000_001}, "max_turns_per_round"),
 ])
 def test_bad_configuration_raises_value_error(config, word):
     with pytest.raises(ValueError, match=word):
         contract_rummy_v0.env(num_players=4, **config)
+
+
+def test_the_largest_settings_the_cards_allow_are_taken():
+    env = contract_rummy_v0.env(num_players=4, max_table_melds=17, max_deep_draw=53, max_turns_per_round=1_000_000)
+    env.reset(seed=0)
 
 
 # ============================================================ The seven deals

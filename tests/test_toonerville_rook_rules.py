@@ -1455,6 +1455,8 @@ def test_scenario_options_round_dealer_scores_honoured():
     ({"max_buys_per_round": -1}, "max_buys_per_round"), ({"max_table_melds": 0}, "max_table_melds"),
     ({"max_turns_per_round": 0}, "max_turns_per_round"), ({"reward_mode": "score"}, "reward_mode"),
     ({"num_decks": 2}, "num_decks"),
+    ({"max_table_melds": 2**31}, "max_table_melds"), ({"max_buys_per_round": 10**9}, "max_buys_per_round"),
+    ({"max_turns_per_round": 1_000_001}, "max_turns_per_round"),
 ])
 def test_bad_configuration_raises_value_error(config, word):
     with pytest.raises(ValueError, match=word):

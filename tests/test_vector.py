@@ -372,3 +372,34 @@ def test_calls_from_two_threads_on_one_batch_are_refused_not_interleaved(game: s
     assert all(isinstance(e, IllegalActionError) or "in use by another thread" in str(e) for e in errors)
     mask = tables.observe().mask  # and the batch still plays
     tables.step(random_actions(np.random.default_rng(9), mask))
+
+
+def test_random_options_seeds_and_actions_never_crash_the_core() -> None:
+    """Fuzz: rule options, seeds and actions drawn at random, sound or not, on every game and
+    backend: each either works or is refused with an error, and the interpreter survives."""
+    rng = np.random.default_rng(2026)
+    values = [None, -1, 0, 1, 2, 3, 4, 5, 8, 9, 13, 400, 10**6, 2**31, -2**63, 1.5, "3", True]
+    built = refused = 0
+    for _ in range(120):
+        game = list(GAMES)[int(rng.integers(len(GAMES)))]
+        options = {name: values[int(rng.integers(len(values)))] for name in GAMES[game].defaults if rng.random() < 0.5}
+        seed = values[int(rng.integers(len(values)))]
+        try:
+            tables = vector.make(game, int(rng.integers(1, 4)), seed=seed, num_threads=int(rng.integers(1, 3)), **options)
+        except (ValueError, TypeError):
+            refused += 1
+            continue
+        built += 1
+        for _ in range(3):
+            actions = rng.integers(-3, tables.num_actions + 3, size=tables.num_tables)
+            try:
+                tables.step(actions)
+            except IllegalActionError:
+                pass
+            mask = tables.observe().mask
+            tables.step(random_actions(rng, mask))
+        not_seeds = [None, 1.5, "3", True]
+        with pytest.raises((ValueError, TypeError)):
+            tables.reset([not_seeds[int(rng.integers(len(not_seeds)))]] * tables.num_tables)
+        tables.reset([int(rng.integers(-2**62, 2**62)) for _ in range(tables.num_tables)])
+    assert built > 10 and refused > 10

@@ -13,6 +13,11 @@ from ..melds import MeldRules
 from .spec import DEFAULT_MAX_TURNS_PER_ROUND, ContractPlay, GameRules, RoundSpec
 
 
+MIN_MELD_CARDS = 3
+"""The fewest cards of a meld in any game: a table holds at most the deck's cards over this many
+melds, the most that ``max_table_melds`` may ask for (each slot is a block of actions)."""
+
+
 def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         bound = f"from {low} to {high}" if high is not None else f"of at least {low}"
@@ -92,14 +97,17 @@ def contract_rummy(
     default_decks = 1 if num_players <= 4 else 2
     num_decks = default_decks if num_decks is None else _check_int("num_decks", num_decks, 1, 8)
     num_jokers = default_decks if num_jokers is None else _check_int("num_jokers", num_jokers, 0, 8)
-    max_deep_draw = _check_int("max_deep_draw", max_deep_draw, 1)
+    deck = DeckSpec("standard", num_decks, num_jokers)
+    cards = len(deck.cards())
+    max_deep_draw = _check_int("max_deep_draw", max_deep_draw, 1, cards)
     # Exactly the contract and no melds after going down: at most 3 melds per player.
-    max_table_melds = 3 * num_players if max_table_melds is None else _check_int("max_table_melds", max_table_melds, 1)
+    max_table_melds = 3 * num_players if max_table_melds is None else _check_int(
+        "max_table_melds", max_table_melds, 1, cards // MIN_MELD_CARDS)
     last = len(CONTRACT_RUMMY_DEALS) - 1
     return GameRules(
         game="contract_rummy",
         num_players=num_players,
-        deck=DeckSpec("standard", num_decks, num_jokers),
+        deck=deck,
         rounds=tuple(
             RoundSpec(hand_size=size, contract=contract, down_means_out=(k == last))
             for k, (size, contract) in enumerate(CONTRACT_RUMMY_DEALS)
@@ -142,14 +150,17 @@ def toonerville_rook(
     max_turns_per_round: int = DEFAULT_MAX_TURNS_PER_ROUND,
 ) -> GameRules:
     """Toonerville Rook: 11 rounds with contracts, one Rook deck per player, buying out of turn."""
+    deck = DeckSpec("rook", num_players)
+    cards = len(deck.cards())
     if max_buys_per_round is not None:
-        max_buys_per_round = _check_int("max_buys_per_round", max_buys_per_round, 0)
-    max_table_melds = 8 * num_players if max_table_melds is None else _check_int("max_table_melds", max_table_melds, 1)
+        max_buys_per_round = _check_int("max_buys_per_round", max_buys_per_round, 0, cards)
+    max_table_melds = 8 * num_players if max_table_melds is None else _check_int(
+        "max_table_melds", max_table_melds, 1, cards // MIN_MELD_CARDS)
     last = len(TOONERVILLE_ROOK_ROUNDS) - 1
     return GameRules(
         game="toonerville_rook",
         num_players=num_players,
-        deck=DeckSpec("rook", num_players),
+        deck=deck,
         rounds=tuple(
             RoundSpec(hand_size=size, contract=contract, out_by_melding=(k == last))
             for k, (size, contract) in enumerate(TOONERVILLE_ROOK_ROUNDS)

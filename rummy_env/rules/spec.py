@@ -9,6 +9,8 @@ from ..cards import DeckSpec
 from ..melds import MeldRules
 
 DEFAULT_MAX_TURNS_PER_ROUND = 400
+MAX_TURNS_PER_ROUND = 1_000_000
+"""The largest turn cap a game takes (the compiled core counts turns in 32 bits)."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +74,9 @@ class GameRules:
 
     def __post_init__(self) -> None:
         if isinstance(self.max_turns_per_round, bool) or not isinstance(self.max_turns_per_round, int) \
-                or self.max_turns_per_round < 1:
-            raise ValueError(f"max_turns_per_round must be a positive integer, not {self.max_turns_per_round!r}")
+                or not 1 <= self.max_turns_per_round <= MAX_TURNS_PER_ROUND:
+            raise ValueError(f"max_turns_per_round must be an integer from 1 to {MAX_TURNS_PER_ROUND:,}, "
+                             f"not {self.max_turns_per_round!r}")
         total = len(self.deck.cards())
         for number, spec in enumerate(self.rounds, start=1):
             if self.num_players * spec.hand_size + 1 > total:
