@@ -6,7 +6,7 @@
   exactly as the AEC env's ``reset(seed=seeds[i])`` deals, and its later games come from the
   same stream as that env's later ``reset()``; without seeds each table draws its next game
   from its own stream, which ``make(seed=s)`` starts reproducibly (table ``i``'s from
-  ``numpy.random.default_rng([s, i])``; from OS entropy when ``seed`` is ``None``).
+  ``numpy.random.default_rng([abs(s), i])``; from OS entropy when ``seed`` is ``None``).
   ``game_seeds[i]`` is the seed of table ``i``'s current game: ``env.reset(seed=...)`` with it
   replays the game in the AEC env.
 - ``observe()`` returns an ``Observation``: ``seat`` (int32 ``[N]``, the seat to act at each
@@ -49,6 +49,7 @@ from .observation import Observer
 from .registry import game_spec
 from .rules import GameRules
 from .state import GameState, IllegalActionError, Phase
+from .table import compiles, table_arguments
 
 
 class Observation(NamedTuple):
@@ -87,7 +88,7 @@ def make(
         game_rules = spec.rules(**rules)
     except TypeError as err:
         raise ValueError(f"bad configuration for {game}: {err}") from None
-    compiled = game_rules.contract_play is None
+    compiled = compiles(game_rules)
     if backend == "native" and not compiled:
         raise ValueError(f"the compiled core plays games without contract play so far, not {game}: "
                          "use backend='python'")
@@ -242,8 +243,6 @@ class NativeTables(Tables):
 
     def __init__(self, rules: GameRules, num_tables: int, seed: int | None, num_threads: int,
                  reward_mode: str) -> None:
-        from .table import table_arguments
-
         self._core = _core.Batch(num_tables, num_threads, _REWARD_MODE_IDS[reward_mode], **table_arguments(rules))
         self._obs_size = _core.Table(**table_arguments(rules)).observation_size
         super().__init__(rules, num_tables, seed, num_threads, reward_mode)
