@@ -36,7 +36,8 @@ By default 3-4 players use one deck and one joker, 5-8 players two decks and two
 `num_decks` / `num_jokers` override that (a deal that does not fit is rejected with a
 `ValueError`). `max_table_melds` defaults to 3 per player (always enough). A round that
 reaches `max_turns_per_round` turns ends as a dead round; the episode always ends after
-deal 7 and is never truncated.
+deal 7 and is never truncated. `backend=None` (or `"python"`) plays on the Python engine:
+the compiled core does not play the contract games yet, and `backend="native"` is refused.
 
 ## Action space
 

@@ -26,6 +26,8 @@ round 11 wins; ties share the win.
 num_decks=None)`. `num_decks` defaults to 1 for 2 players and 2 for 3-4 players.
 A round that reaches `max_turns_per_round` turns ends as a dead round (every hand scored
 as it stands); the episode always ends after round 11 and is never truncated.
+`backend=None` plays on the compiled core; `backend="python"` (or `RUMMY_ENV_BACKEND=python`)
+on the Python reference engine, which plays identically (docs/architecture.md).
 
 ## Action space
 

@@ -41,6 +41,8 @@ max_table_melds=None, max_turns_per_round=400)`. `max_buys_per_round` caps each 
 buys per round (`None`: unlimited). `max_table_melds` (meld slots) defaults to 8 per
 player. A round that reaches `max_turns_per_round` turns ends as a dead round (buy
 questions are not turns); the episode always ends after round 11 and is never truncated.
+`backend=None` (or `"python"`) plays on the Python engine: the compiled core does not play
+the contract games yet, and `backend="native"` is refused.
 
 ## Action space
 

@@ -20,12 +20,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The reference's run of a sweep (each_backend_reference_slow) takes the sweep's fast cases
+    # only: its slow cases run on the core, and doubling them would double CI's longest part.
+    doubled = [item for item in items if _reference_run_of_a_slow_case(item)]
+    if doubled:
+        config.hook.pytest_deselected(items=doubled)
+        items[:] = [item for item in items if not _reference_run_of_a_slow_case(item)]
     if config.option.markexpr:
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def _reference_run_of_a_slow_case(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    reference = callspec is not None and callspec.params.get("each_backend_reference_slow") == "python"
+    return reference and len(list(item.iter_markers("slow"))) > 1  # slow of itself, not only as the reference's
 
 
 @pytest.fixture(scope="session")
