@@ -34,8 +34,14 @@ def assert_same_view(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> No
         np.testing.assert_array_equal(x, y)
 
 
-@pytest.mark.parametrize("reward_mode", ["relative", "penalty", "win"])
-@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+MODE_CASES = [
+    pytest.param(game, backend, mode, marks=[pytest.mark.slow] if mode != "relative" and backend == "python" else [])
+    for game, backend in GAME_BACKENDS for mode in ("relative", "penalty", "win")]
+"""Every reward mode on the core; on the reference (whose rewards the AEC env's own tests
+check in every mode) the other modes in the slow run."""
+
+
+@pytest.mark.parametrize("game,backend,reward_mode", MODE_CASES)
 def test_each_table_plays_as_the_aec_env_plays_its_seed(game: str, backend: str, reward_mode: str) -> None:
     """Short rounds (a cap of 6 turns) so that games end, auto-reset and continue within the test."""
     spec = GAMES[game]
