@@ -5,8 +5,7 @@ reference engine (docs/architecture.md#the-compiled-core).
 ``make_table(engine, observer, backend)`` returns a ``ReferenceTable`` (the engine's own
 ``GameState``, the executable reference) or a ``CompiledTable`` (``rummy_env._core.Table``):
 both deal a seed the same way, list the same legal actions, apply them with the same effects
-and errors, and encode the same observations, bit for bit. The compiled core plays the games
-without contract play so far (Three-Thirteen); a contract game gets the reference table.
+and errors, and encode the same observations, bit for bit, in every game.
 
 A compiled table's ``state`` is a new ``GameState`` copied out of the core at every read
 (about 30 us): cheap enough for agents that look at the table, and changing it changes
@@ -21,6 +20,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import _core
+from .actions import ActionLayout, RunAction, SetAction
 from .backend import Backend, default_backend, seed_words
 from .engine import Engine
 from .melds import Meld
@@ -29,25 +29,17 @@ from .rules.spec import GameRules
 from .state import GameState, Phase, RoundResult, TableMeld, new_table_stamp
 
 
-def compiled_table(rules: GameRules) -> _core.Table:
+def compiled_table(rules: GameRules, layout: ActionLayout | None = None) -> _core.Table:
     """The compiled core's ``Table`` for ``rules``: one table dealt and played as the Python
-    engine plays it (``rummy_env.engine.Engine``), step for step. Games without contract
-    play so far (Three-Thirteen); a contract game is a ``ValueError``."""
-    return _core.Table(**table_arguments(rules))
+    engine plays it (``rummy_env.engine.Engine``), step for step."""
+    return _core.Table(**table_arguments(rules, layout))
 
 
-def compiles(rules: GameRules) -> bool:
-    """Whether the compiled core plays ``rules`` (games without contract play, so far)."""
-    return rules.contract_play is None
-
-
-def table_arguments(rules: GameRules) -> dict[str, Any]:
-    """The rules as the core's ``Table`` and ``Batch`` take them (``ValueError`` for a
-    contract game, which the core does not play yet)."""
-    if not compiles(rules):
-        raise ValueError(f"the compiled table plays games without contract play so far, not {rules.game}")
+def table_arguments(rules: GameRules, layout: ActionLayout | None = None) -> dict[str, Any]:
+    """The rules as the core's ``Table`` and ``Batch`` take them, with the action layout
+    (``ActionLayout``'s ids are the core's; ``layout``, the rules' own, saves building it)."""
     cs, melds = rules.deck.card_set, rules.melds
-    return dict(
+    arguments = dict(
         num_players=rules.num_players, num_suits=cs.num_suits, num_ranks=cs.num_ranks,
         has_wild_card=cs.has_wild_card, cards=rules.deck.cards(), set_min=melds.set_min,
         set_max=-1 if melds.set_max is None else melds.set_max, set_distinct_suits=melds.set_distinct_suits,
@@ -55,6 +47,33 @@ def table_arguments(rules: GameRules) -> dict[str, Any]:
         rank_penalties=list(rules.rank_penalties), hand_sizes=[r.hand_size for r in rules.rounds],
         wild_ranks=[-1 if r.wild_rank is None else r.wild_rank for r in rules.rounds],
         max_turns_per_round=rules.max_turns_per_round)
+    play = rules.contract_play
+    if play is not None:
+        arguments["contract"] = dict(
+            melds_after_down=play.melds_after_down, swap_needs_earlier_down=play.swap_needs_earlier_down,
+            max_deep_draw=play.max_deep_draw, max_table_melds=play.max_table_melds, wild_penalty=play.wild_penalty,
+            contract_runs_apart=play.contract_runs_apart, max_set_action_wilds=play.max_set_action_wilds,
+            buying=play.buying, max_buys_per_round=-1 if play.max_buys_per_round is None else play.max_buys_per_round,
+            sets=[r.contract[0] for r in rules.rounds], runs=[r.contract[1] for r in rules.rounds],
+            down_means_out=[r.down_means_out for r in rules.rounds],
+            out_by_melding=[r.out_by_melding for r in rules.rounds],
+            layout=_core_layout(layout if layout is not None else ActionLayout(rules)))
+    return arguments
+
+
+def _core_layout(layout: ActionLayout) -> list[tuple[int, int, int, int, list[int]]]:
+    """Each action as the core reads it: ``(kind, a, b, c, set naturals)`` (``rummy::Action``)."""
+    out = []
+    for kind, arg in zip(layout.kinds, layout.args):
+        if isinstance(arg, SetAction):
+            out.append((int(kind), arg.rank, arg.wilds, -1, list(arg.naturals)))
+        elif isinstance(arg, RunAction):
+            out.append((int(kind), arg.suit, arg.low, arg.high, []))
+        elif isinstance(arg, tuple):
+            out.append((int(kind), arg[0], arg[1], -1, []))
+        else:
+            out.append((int(kind), -1 if arg is None else arg, -1, -1, []))
+    return out
 
 
 class ReferenceTable:
@@ -100,7 +119,7 @@ class CompiledTable:
 
     def __init__(self, engine: Engine, observer: Observer) -> None:
         self.engine, self.observer = engine, observer
-        self._core = compiled_table(engine.rules)
+        self._core = compiled_table(engine.rules, engine.layout)
         self._dealt = False
         self._legal: list[int] | None = None
         self._stamped: tuple[list[TableMeld] | None, int] = (None, 0)  # the last table read out, its stamp
@@ -172,12 +191,8 @@ class CompiledTable:
 
 def make_table(engine: Engine, observer: Observer, backend: Backend | None = None) -> ReferenceTable | CompiledTable:
     """The table for ``engine``'s rules: the compiled core's unless ``backend`` (or
-    ``RUMMY_ENV_BACKEND``) is ``python`` or the core does not play the game yet; asking for
-    ``native`` by name for such a game is a ``ValueError``."""
-    if backend == "native" and not compiles(engine.rules):
-        raise ValueError(f"the compiled core plays games without contract play so far, not {engine.rules.game}: "
-                         "use backend='python'")
-    if (backend or default_backend()) == "native" and compiles(engine.rules):
+    ``RUMMY_ENV_BACKEND``) is ``python``."""
+    if (backend or default_backend()) == "native":
         return CompiledTable(engine, observer)
     return ReferenceTable(engine, observer)
 
@@ -192,7 +207,10 @@ def core_state(state: GameState) -> dict[str, Any]:
             "discard_seats": list(state.discard_seats), "discard_counts": list(state.discard_counts),
             "scores": list(state.scores), "round_penalties": [list(p) for p in state.round_penalties],
             "taken_face": state.taken_face, "went_out": state.went_out, "last_turns_left": state.last_turns_left,
-            "turns": state.turns, "table": table, "rng": list(state.rng.getstate()[1])}
+            "turns": state.turns, "table": table, "rng": list(state.rng.getstate()[1]),
+            "down_turn": list(state.down_turn), "buys": list(state.buys), "contract_left": tuple(state.contract_left),
+            "must_place": state.must_place, "wilds_owed": state.wilds_owed, "wilds_to_meld": state.wilds_to_meld,
+            "asked": state.asked}
 
 
 def game_state(core: Mapping[str, Any], rules: GameRules) -> GameState:
@@ -210,4 +228,6 @@ def game_state(core: Mapping[str, Any], rules: GameRules) -> GameState:
         discard_seats=core["discard_seats"], known=[bytearray(k) for k in core["known"]], table=table,
         scores=core["scores"], table_stamp=new_table_stamp(), round_penalties=core["round_penalties"],
         taken_face=core["taken_face"], went_out=core["went_out"], last_turns_left=core["last_turns_left"],
-        turns=core["turns"], down_turn=[-1] * n, buys=[0] * n, rng=rng)
+        turns=core["turns"], down_turn=core["down_turn"], buys=core["buys"], contract_left=tuple(core["contract_left"]),
+        must_place=core["must_place"], wilds_owed=core["wilds_owed"], wilds_to_meld=core["wilds_to_meld"],
+        asked=core["asked"], rng=rng)

@@ -27,11 +27,10 @@
   raises ``RuntimeError``. An error other than these (memory running out) may leave the
   tables and ``game_seeds`` apart: reset the batch after it.
 
-The ``native`` backend runs the tables in the compiled core (``src/core/batch.cpp``) on a
-pool of ``num_threads`` threads; the result does not depend on the thread count. The
-``python`` backend runs the same API on the reference engine, one table after another. The
-core plays the games without contract play so far (Three-Thirteen); a contract game runs on
-the reference engine unless ``backend="native"`` is asked for, which is then refused.
+The ``native`` backend (the default) runs the tables in the compiled core
+(``src/core/batch.cpp``) on a pool of ``num_threads`` threads; the result does not depend on
+the thread count. The ``python`` backend runs the same API on the reference engine, one table
+after another.
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ from .observation import Observer
 from .registry import game_spec
 from .rules import GameRules
 from .state import GameState, IllegalActionError, Phase
-from .table import compiles, table_arguments
+from .table import table_arguments
 
 
 class Observation(NamedTuple):
@@ -88,12 +87,7 @@ def make(
         game_rules = spec.rules(**rules)
     except TypeError as err:
         raise ValueError(f"bad configuration for {game}: {err}") from None
-    compiled = compiles(game_rules)
-    if backend == "native" and not compiled:
-        raise ValueError(f"the compiled core plays games without contract play so far, not {game}: "
-                         "use backend='python'")
-    chosen = backend or default_backend()
-    kind = NativeTables if chosen == "native" and compiled else PythonTables
+    kind = NativeTables if (backend or default_backend()) == "native" else PythonTables
     return kind(game_rules, num_tables, seed, num_threads, reward_mode)
 
 
@@ -111,7 +105,7 @@ class Tables:
         self.num_players = rules.num_players
         self.num_threads = num_threads
         self.reward_mode = reward_mode
-        self.layout = ActionLayout(rules)
+        self.layout = self._open(rules, num_tables, num_threads, reward_mode)
         self.num_actions = self.layout.size
         if seed is not None:
             seed = Engine.check_seed(seed)
@@ -123,6 +117,10 @@ class Tables:
         self.final_scores = np.zeros((num_tables, self.num_players), dtype=np.int32)
         """Each table's final scores of the game that the last step finished, where ``done``."""
         self.reset()
+
+    def _open(self, rules: GameRules, num_tables: int, num_threads: int, reward_mode: str) -> ActionLayout:
+        """Builds the tables (undealt); returns the game's action layout."""
+        raise NotImplementedError
 
     @property
     def observation_size(self) -> int:
@@ -241,15 +239,15 @@ class NativeTables(Tables):
 
     backend: Backend = "native"
 
-    def __init__(self, rules: GameRules, num_tables: int, seed: int | None, num_threads: int,
-                 reward_mode: str) -> None:
-        self._core = _core.Batch(num_tables, num_threads, _REWARD_MODE_IDS[reward_mode], **table_arguments(rules))
-        self._obs_size = _core.Table(**table_arguments(rules)).observation_size
-        super().__init__(rules, num_tables, seed, num_threads, reward_mode)
+    def _open(self, rules: GameRules, num_tables: int, num_threads: int, reward_mode: str) -> ActionLayout:
+        layout = ActionLayout(rules)
+        self._core = _core.Batch(num_tables, num_threads, _REWARD_MODE_IDS[reward_mode],
+                                 **table_arguments(rules, layout))
+        return layout
 
     @property
     def observation_size(self) -> int:
-        return self._obs_size
+        return self._core.observation_size
 
     def _deal(self, table: int, seed: int) -> None:
         self._core.reset(table, seed_words(seed))
@@ -272,12 +270,11 @@ class PythonTables(Tables):
 
     backend: Backend = "python"
 
-    def __init__(self, rules: GameRules, num_tables: int, seed: int | None, num_threads: int,
-                 reward_mode: str) -> None:
+    def _open(self, rules: GameRules, num_tables: int, num_threads: int, reward_mode: str) -> ActionLayout:
         self.engine = Engine(rules)
         self.observer = Observer(self.engine)
         self.states: list[GameState] = [None] * num_tables  # type: ignore[list-item]
-        super().__init__(rules, num_tables, seed, num_threads, reward_mode)
+        return self.engine.layout
 
     @property
     def observation_size(self) -> int:

@@ -409,6 +409,7 @@ class Checker(InvariantChecks):
             was_down = st.down_turn[seat] >= 0
             trajectory.append((action, hashlib.blake2b(obs["observation"].tobytes(), digest_size=8).digest()))
             env.step(action)
+            st = raw.game_state  # a copy on the compiled table: read it again after the step
             if len(st.round_penalties) > rounds_before:  # (f)
                 rounds_seen += 1
                 pens = st.round_penalties[-1]

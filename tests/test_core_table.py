@@ -1,7 +1,6 @@
-"""The compiled core's ``Table`` against the Python engine it is ported from: every game
-without contract play (from the registry), every player count, random games played side by
-side, the whole state, every seat's observation, the legal actions and every round's end
-equal at every step."""
+"""The compiled core's ``Table`` against the Python engine it is ported from: every registered
+game, every player count, random games played side by side, the whole state, every seat's
+observation, the legal actions and every round's end equal at every step."""
 
 from __future__ import annotations
 
@@ -12,12 +11,15 @@ import pytest
 
 import rummy_env
 from rummy_env.backend import seed_words
-from rummy_env.table import compiled_table
+from rummy_env.actions import ActionKind
+from rummy_env.table import compiled_table, table_arguments
 from rummy_env.state import GameState, Phase
 
-GAMES = [name for name, spec in rummy_env.GAMES.items() if spec.rules().contract_play is None]
+GAMES = list(rummy_env.GAMES)
 CASES = [(game, n) for game in GAMES for n in rummy_env.GAMES[game].player_counts]
 SWEEP = [pytest.param(2, id="fast"), pytest.param(40, id="more", marks=pytest.mark.slow)]
+NOT_PLAYS = {ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD, ActionKind.DEEP_DRAW, ActionKind.DISCARD,
+             ActionKind.BUY, ActionKind.PASS}
 
 
 def python_state(state: GameState) -> dict:
@@ -30,19 +32,20 @@ def python_state(state: GameState) -> dict:
             "discard_seats": state.discard_seats, "discard_counts": list(state.discard_counts),
             "scores": state.scores, "round_penalties": state.round_penalties, "taken_face": state.taken_face,
             "went_out": state.went_out, "last_turns_left": state.last_turns_left, "turns": state.turns,
-            "table": table, "rng": list(state.rng.getstate()[1])}
+            "table": table, "rng": list(state.rng.getstate()[1]), "down_turn": state.down_turn, "buys": state.buys,
+            "contract_left": state.contract_left, "must_place": state.must_place, "wilds_owed": state.wilds_owed,
+            "wilds_to_meld": state.wilds_to_meld, "asked": state.asked}
 
 
 @pytest.mark.parametrize("games", SWEEP)
 @pytest.mark.parametrize("game, n", CASES)
 def test_a_compiled_table_plays_every_step_as_the_python_engine(game: str, n: int, games: int):
-    assert GAMES, "no registered game is playable by the compiled table"
     spec = rummy_env.GAMES[game]
     went_out = reshuffles = 0
     for g in range(games):
         seed = 1000 * n + g
         # short rounds (more of them end at the cap), and rounds long enough to empty the stock
-        env = spec.raw_env(num_players=n, max_turns_per_round=60 if g % 2 else 400)
+        env = spec.raw_env(num_players=n, max_turns_per_round=40 * n if g % 2 else 1000)
         env.reset(seed=seed)
         engine, state = env.engine, env.game_state
         table = compiled_table(env.rules)
@@ -58,12 +61,15 @@ def test_a_compiled_table_plays_every_step_as_the_python_engine(game: str, n: in
             assert table.legal_actions() == legal
             if not legal:
                 break
-            outs = [a for a in legal if a >= 2 + engine.card_set.num_faces]  # go out whenever half the time
-            action = rng.choice(outs) if outs and rng.random() < 0.5 else rng.choice(legal)
-            went_out += action in outs
-            reshuffles += action == 0 and not state.stock
+            # In the short rounds, nearly always a play (go out, meld, lay off, swap) where one is
+            # legal: they often end by going out. In the long ones, any legal action at random:
+            # they run long enough to empty the stock.
+            plays = [a for a in legal if engine.layout.kinds[a] not in NOT_PLAYS]
+            action = rng.choice(plays) if g % 2 and plays and rng.random() < 0.9 else rng.choice(legal)
+            reshuffles += engine.layout.kinds[action] in (ActionKind.DRAW_STOCK, ActionKind.BUY) and not state.stock
             ended, compiled = engine.apply(state, action), table.apply(action)
             assert (None if ended is None else (ended.penalties, ended.game_over)) == compiled
+            went_out += ended is not None and 0 in ended.penalties
     assert went_out and reshuffles  # both ways a round goes on or ends were compared
 
 
@@ -86,10 +92,21 @@ def test_an_illegal_action_is_refused_and_changes_nothing():
             table.observe(seat)
 
 
-def test_contract_games_are_not_compiled_yet():
-    rules = rummy_env.GAMES["contract_rummy"].rules()
-    with pytest.raises(ValueError, match="games without contract play so far, not contract_rummy"):
-        compiled_table(rules)
+def test_a_layout_that_is_not_the_games_is_refused():
+    """The core reads the action layout from Python and relies on ActionLayout's arithmetic
+    (lay-off and swap ids slot-major, one discard per face): a layout that breaks it is refused."""
+    from rummy_env import _core
+
+    arguments = table_arguments(rummy_env.GAMES["contract_rummy"].rules())
+    layout = arguments["contract"]["layout"]
+    broken = [layout[:-1], layout[:2] + layout[3:], [(99, -1, -1, -1, [])] + layout[1:],
+              [(5, 0, 0, -1, [14])] + layout[1:]]  # a set of aces holding the 2 of diamonds
+    for bad in broken:
+        with pytest.raises(ValueError, match="action layout|meld set|kind"):
+            _core.Table(**{**arguments, "contract": {**arguments["contract"], "layout": bad}})
+    with pytest.raises(ValueError, match="one entry per round"):
+        _core.Table(**{**arguments, "contract": {**arguments["contract"], "sets": [2]}})
+    assert _core.Table(**arguments).num_actions == len(layout)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -169,10 +186,8 @@ def test_a_state_that_does_not_fit_is_refused_and_changes_nothing():
         assert table.state() == good
 
 
-def test_an_env_asked_for_the_core_by_name_refuses_a_game_it_does_not_play():
-    contract = next(name for name in rummy_env.GAMES if name not in GAMES)
-    with pytest.raises(ValueError, match="backend='python'"):
-        rummy_env.GAMES[contract].raw_env(backend="native")
-    assert rummy_env.GAMES[contract].raw_env().backend == "python"  # the default falls back
+def test_every_env_runs_on_the_core_by_default():
+    for game in GAMES:
+        assert rummy_env.GAMES[game].raw_env().backend == "native"
     with pytest.raises(ValueError, match="backend"):
         rummy_env.GAMES[GAMES[0]].raw_env(backend="gpu")

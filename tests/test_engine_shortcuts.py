@@ -81,12 +81,13 @@ def test_quick_verdicts_agree_with_the_turn_search():
         env = toonerville_rook_v0.env(num_players=4, max_turns_per_round=40)
         env.reset(seed=game, options={"round": START_ROUNDS[game % len(START_ROUNDS)]})
         raw = env.unwrapped
-        engine, state = raw.engine, raw.game_state
+        engine = raw.engine
         for _ in env.agent_iter():
             _, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
                 continue
+            state = raw.game_state  # on the compiled core, a copy read out at each step
             if state.phase in (Phase.PLAY, Phase.GOING_DOWN):
                 _check_moves(engine, state, checked)
                 if state.wilds_owed:
@@ -105,7 +106,8 @@ def _owing_in_round_11(hand: list[str]):
     env = toonerville_rook_v0.env(num_players=3)
     env.reset(seed=0, options={"round": 11})
     raw = env.unwrapped
-    engine, state = raw.engine, raw.game_state
+    snapshot = raw.get_state()
+    engine, state = raw.engine, snapshot.state
     cs, p = engine.card_set, state.current
     state.phase, state.turns = Phase.PLAY, 1
     state.down_turn[p], state.wilds_owed = 1, 1
@@ -121,6 +123,7 @@ def _owing_in_round_11(hand: list[str]):
     ]
     state.table_stamp = -1
     state.legal_cache = None
+    raw.set_state(snapshot)
     return env
 
 

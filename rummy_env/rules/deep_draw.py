@@ -76,6 +76,7 @@ class DeepDraw(ContractComponent):
                     continue
             after = self.search.scratch(state)
             after.discard = list(state.discard)
+            after.discard_seats = list(state.discard_seats)  # taken with the cards: not the state's own
             after.discard_counts = bytearray(state.discard_counts)
             take_from_discard(after, depth)
             if self.search.finishable(after):

@@ -378,7 +378,16 @@ class TurnSearch(ContractComponent):
                 if meld.low <= q <= meld.high or max(meld.high, q) - min(meld.low, q) + 1 > R:
                     continue  # a place inside the run, or beyond a run's longest (one ace)
                 gap = range(meld.high + 1, q) if q > meld.high else range(q + 1, meld.low)
-                if sum(not hand[suit * R + g % R] for g in gap) <= wilds:
+                missing = sum(not hand[suit * R + g % R] for g in gap)
+                if q < meld.low and missing:
+                    # A wild goes on a run's low end only once its high end is closed
+                    # (LayOffFit.end): every place above the run, up to the top, is filled
+                    # first. Without this, a card that cannot go below a run open above was
+                    # proven unplaceable by trying every order of the other lay-offs.
+                    if self._top - q + 1 > R:
+                        continue
+                    missing += sum(not hand[suit * R + g % R] for g in range(meld.high + 1, self._top + 1))
+                if missing <= wilds:
                     return True
         return False
 

@@ -17,24 +17,56 @@ using namespace nb::literals;
 
 namespace {
 
+// The contract play of table_arguments (rummy_env/table.py): ContractPlay's fields, each
+// round's contract, and the action layout as (kind, a, b, c, set naturals) per action.
+void read_contract(rummy::TableRules& rules, const nb::dict& d) {
+    rummy::ContractPlay& play = rules.play;
+    play.enabled = true;
+    play.melds_after_down = nb::cast<bool>(d["melds_after_down"]);
+    play.swap_needs_earlier_down = nb::cast<bool>(d["swap_needs_earlier_down"]);
+    play.max_deep_draw = nb::cast<int>(d["max_deep_draw"]);
+    play.max_table_melds = nb::cast<int>(d["max_table_melds"]);
+    play.wild_penalty = nb::cast<int>(d["wild_penalty"]);
+    play.contract_runs_apart = nb::cast<bool>(d["contract_runs_apart"]);
+    play.max_set_action_wilds = nb::cast<int>(d["max_set_action_wilds"]);
+    play.buying = nb::cast<bool>(d["buying"]);
+    play.max_buys_per_round = nb::cast<int>(d["max_buys_per_round"]);
+    auto sets = nb::cast<std::vector<int>>(d["sets"]), runs = nb::cast<std::vector<int>>(d["runs"]);
+    auto out = nb::cast<std::vector<bool>>(d["down_means_out"]), melding = nb::cast<std::vector<bool>>(d["out_by_melding"]);
+    if (sets.size() != rules.rounds.size() || runs.size() != sets.size() || out.size() != sets.size() ||
+        melding.size() != sets.size())
+        throw std::invalid_argument("the contract holds one entry per round");
+    for (std::size_t r = 0; r < sets.size(); ++r)
+        rules.rounds[r].sets = sets[r], rules.rounds[r].runs = runs[r], rules.rounds[r].down_means_out = out[r],
+        rules.rounds[r].out_by_melding = melding[r];
+    for (nb::handle item : nb::cast<nb::list>(d["layout"])) {
+        auto [kind, a, b, c, naturals] = nb::cast<std::tuple<int, int, int, int, std::vector<int>>>(item);
+        rules.layout.push_back({kind, a, b, c, naturals});
+    }
+    if (play.max_deep_draw < 1 || play.max_table_melds < 1 || play.max_set_action_wilds < 0 || play.wild_penalty < 0 ||
+        play.max_buys_per_round < -1)
+        throw std::invalid_argument("the contract play's numbers are out of range");
+}
+
 rummy::TableRules table_rules(int num_players, int num_suits, int num_ranks, bool has_wild_card,
                               const std::vector<int>& cards, int set_min, int set_max, bool set_distinct_suits,
                               int run_min, bool ace_high, bool all_wild_melds, const std::vector<int>& rank_penalties,
                               const std::vector<int>& hand_sizes, const std::vector<int>& wild_ranks,
-                              int max_turns_per_round) {
+                              int max_turns_per_round, const std::optional<nb::dict>& contract) {
     if (hand_sizes.size() != wild_ranks.size())
         throw std::invalid_argument("hand_sizes and wild_ranks hold one entry per round");
     rummy::TableRules rules{num_players, num_suits, num_ranks, has_wild_card, cards,
                             {set_min, set_max, set_distinct_suits, run_min, ace_high, all_wild_melds},
                             rank_penalties, {}, max_turns_per_round};
     for (std::size_t r = 0; r < hand_sizes.size(); ++r) rules.rounds.push_back({hand_sizes[r], wild_ranks[r]});
+    if (contract) read_contract(rules, *contract);
     return rules;
 }
 
 #define TABLE_RULE_ARGS                                                                                        \
     "num_players"_a, "num_suits"_a, "num_ranks"_a, "has_wild_card"_a, "cards"_a, "set_min"_a, "set_max"_a,     \
         "set_distinct_suits"_a, "run_min"_a, "ace_high"_a, "all_wild_melds"_a, "rank_penalties"_a, "hand_sizes"_a, \
-        "wild_ranks"_a, "max_turns_per_round"_a
+        "wild_ranks"_a, "max_turns_per_round"_a, "contract"_a = nb::none()
 
 template <typename T, typename... Shape>
 using Array = nb::ndarray<T, nb::numpy, nb::c_contig, nb::device::cpu, Shape...>;
@@ -93,6 +125,9 @@ nb::dict state_dict(const rummy::Table& self) {
     d["discard"] = s.discard, d["discard_seats"] = s.discard_seats, d["discard_counts"] = s.discard_counts;
     d["scores"] = s.scores, d["round_penalties"] = s.round_penalties, d["taken_face"] = s.taken_face;
     d["went_out"] = s.went_out, d["last_turns_left"] = s.last_turns_left, d["turns"] = s.turns;
+    d["down_turn"] = s.down_turn, d["buys"] = s.buys, d["contract_left"] = nb::make_tuple(s.sets_left, s.runs_left);
+    d["must_place"] = s.must_place, d["wilds_owed"] = s.wilds_owed, d["wilds_to_meld"] = s.wilds_to_meld;
+    d["asked"] = s.asked;
     nb::list table;
     for (const auto& t : s.table)
         table.append(nb::make_tuple(t.owner, t.meld.is_set, t.meld.naturals, t.meld.wilds, t.meld.rank, t.meld.suit,
@@ -221,16 +256,18 @@ NB_MODULE(_core, m) {
             },
             "items"_a, "a shuffled copy, as random.shuffle shuffles in place");
 
-    nb::class_<rummy::Table>(m, "Table", "One table of a game without contract play (Three-Thirteen).")
+    nb::class_<rummy::Table>(m, "Table", "One table of a game, played as rummy_env.engine.Engine plays it.")
         .def(
             "__init__",
             [](rummy::Table* self, int num_players, int num_suits, int num_ranks, bool has_wild_card,
                const std::vector<int>& cards, int set_min, int set_max, bool set_distinct_suits, int run_min,
                bool ace_high, bool all_wild_melds, const std::vector<int>& rank_penalties,
-               const std::vector<int>& hand_sizes, const std::vector<int>& wild_ranks, int max_turns_per_round) {
+               const std::vector<int>& hand_sizes, const std::vector<int>& wild_ranks, int max_turns_per_round,
+               const std::optional<nb::dict>& contract) {
                 new (self) rummy::Table(table_rules(num_players, num_suits, num_ranks, has_wild_card, cards, set_min,
                                                     set_max, set_distinct_suits, run_min, ace_high, all_wild_melds,
-                                                    rank_penalties, hand_sizes, wild_ranks, max_turns_per_round));
+                                                    rank_penalties, hand_sizes, wild_ranks, max_turns_per_round,
+                                                    contract));
             },
             TABLE_RULE_ARGS)
         .def("reset", &rummy::Table::reset, "seed_words"_a)
@@ -279,6 +316,10 @@ NB_MODULE(_core, m) {
                 s.round_penalties = nb::cast<std::vector<std::vector<int>>>(d["round_penalties"]);
                 s.taken_face = nb::cast<int>(d["taken_face"]), s.went_out = nb::cast<int>(d["went_out"]);
                 s.last_turns_left = nb::cast<int>(d["last_turns_left"]), s.turns = nb::cast<int>(d["turns"]);
+                s.down_turn = nb::cast<std::vector<int>>(d["down_turn"]), s.buys = nb::cast<std::vector<int>>(d["buys"]);
+                std::tie(s.sets_left, s.runs_left) = nb::cast<std::pair<int, int>>(d["contract_left"]);
+                s.must_place = nb::cast<int>(d["must_place"]), s.wilds_owed = nb::cast<int>(d["wilds_owed"]);
+                s.wilds_to_meld = nb::cast<int>(d["wilds_to_meld"]), s.asked = nb::cast<int>(d["asked"]);
                 for (nb::handle item : nb::cast<nb::list>(d["table"])) {
                     auto [owner, is_set, naturals, wilds, rank, suit, low, high, cards] =
                         nb::cast<std::tuple<int, bool, std::vector<int>, int, int, int, int, int, std::vector<int>>>(item);
@@ -296,15 +337,17 @@ NB_MODULE(_core, m) {
                int num_ranks, bool has_wild_card, const std::vector<int>& cards, int set_min, int set_max,
                bool set_distinct_suits, int run_min, bool ace_high, bool all_wild_melds,
                const std::vector<int>& rank_penalties, const std::vector<int>& hand_sizes,
-               const std::vector<int>& wild_ranks, int max_turns_per_round) {
+               const std::vector<int>& wild_ranks, int max_turns_per_round, const std::optional<nb::dict>& contract) {
                 new (self) rummy::Batch(table_rules(num_players, num_suits, num_ranks, has_wild_card, cards, set_min,
                                                     set_max, set_distinct_suits, run_min, ace_high, all_wild_melds,
-                                                    rank_penalties, hand_sizes, wild_ranks, max_turns_per_round),
+                                                    rank_penalties, hand_sizes, wild_ranks, max_turns_per_round,
+                                                    contract),
                                         num_tables, num_threads, reward_mode);
             },
             "num_tables"_a, "num_threads"_a, "reward_mode"_a, TABLE_RULE_ARGS)
         .def_prop_ro("size", &rummy::Batch::size)
         .def_prop_ro("threads", &rummy::Batch::threads)
+        .def_prop_ro("observation_size", [](rummy::Batch& self) { return self.table(0).observation_size(); })
         .def(
             "reset", [](rummy::Batch& self, int i, const std::vector<uint32_t>& words) {
                 with_table(self, i, [&](rummy::Table& t) { t.reset(words); });

@@ -1,7 +1,9 @@
 #include "table.hpp"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <tuple>
 
@@ -28,7 +30,91 @@ Table::Table(const TableRules& rules) : rules_(rules) {
     for (int f = 0; f < num_naturals_; ++f) natural_values_.push_back(rules.rank_penalties[f % rules.num_ranks]);
     copies_.assign(num_faces_, 0);
     for (int f : rules.cards) ++copies_[f];
+    contract_ = rules.play.enabled;
+    if (rules.has_wild_card) wild_card_ = num_naturals_;
+    top_ = rules.num_ranks - 1 + (rules.melds.ace_high ? 1 : 0);
+    if (contract_) index_layout();
+    search_id_ = rules_id(rules);
     solver();  // the deck and meld rules are checked here, not at the first move
+}
+
+void Table::index_layout() {
+    const std::vector<Action>& layout = rules_.layout;
+    const int P = top_ + 1;
+    run_ids_.assign(std::size_t(num_faces_ / std::max(1, rules_.num_ranks) + 1) * P * P, -1);
+    cards_used_.assign(layout.size(), 0);
+    discard_start_ = -1;
+    auto first = [&](int& start, int i) { if (start < 0) start = i; };
+    for (int i = 0; i < int(layout.size()); ++i) {
+        const Action& act = layout[i];
+        switch (act.kind) {
+            case kBuyKind: first(buy_start_, i); break;
+            case kDeepDrawKind: first(deep_start_, i); break;
+            case kDiscardKind: first(discard_start_, i); break;
+            case kMeldSetKind:
+                first(set_start_, i);
+                if (act.a < 0 || act.a >= rules_.num_ranks || act.b < 0 || act.naturals.empty())
+                    throw std::invalid_argument("a meld set action does not fit the deck");
+                for (int f : act.naturals)
+                    if (f < 0 || f >= num_naturals_ || f % rules_.num_ranks != act.a)
+                        throw std::invalid_argument("a meld set action does not fit the deck");
+                cards_used_[i] = int(act.naturals.size()) + act.b;
+                break;
+            case kMeldRunKind:
+                first(run_start_, i);
+                if (act.a < 0 || act.a >= rules_.num_suits || act.b < 0 || act.c < act.b || act.c > top_)
+                    throw std::invalid_argument("a meld run action does not fit the deck");
+                run_ids_[std::size_t((act.a * P + act.b) * P + act.c)] = i;
+                cards_used_[i] = act.c - act.b + 1;
+                break;
+            case kLayOffKind: first(lay_off_start_, i); cards_used_[i] = 1; break;
+            case kSwapKind: first(swap_start_, i); break;
+            case kDrawStockKind: case kDrawDiscardKind: case kPassKind: break;
+            default: throw std::invalid_argument("an action kind the core does not know");
+        }
+    }
+    // the layout's fixed arithmetic (ActionLayout.discard, lay_off, swap, deep_draw) is relied on
+    auto check = [&](bool ok) { if (!ok) throw std::invalid_argument("the action layout is not ActionLayout's"); };
+    check(layout.size() >= 2 && layout[0].kind == kDrawStockKind && layout[1].kind == kDrawDiscardKind);
+    check(discard_start_ >= 2 && discard_start_ + num_faces_ <= int(layout.size()));
+    for (int f = 0; f < num_faces_; ++f) check(layout[discard_start_ + f].kind == kDiscardKind && layout[discard_start_ + f].a == f);
+    const int M = rules_.play.max_table_melds;
+    check(M >= 1 && lay_off_start_ >= 0 && lay_off_start_ + M * num_faces_ <= int(layout.size()));
+    for (int k = 0; k < M * num_faces_; ++k) {
+        const Action& act = layout[lay_off_start_ + k];
+        check(act.kind == kLayOffKind && act.a == k % num_faces_ && act.b == k / num_faces_);
+    }
+    if (swap_start_ >= 0) {
+        check(swap_start_ + M * num_naturals_ <= int(layout.size()) && wild_card_ >= 0);
+        for (int k = 0; k < M * num_naturals_; ++k) {
+            const Action& act = layout[swap_start_ + k];
+            check(act.kind == kSwapKind && act.a == k % num_naturals_ && act.b == k / num_naturals_);
+        }
+    }
+    if (rules_.play.max_deep_draw >= 2)
+        for (int d = 2; d <= rules_.play.max_deep_draw; ++d)
+            check(deep_start_ >= 0 && layout[deep_start_ + d - 2].kind == kDeepDrawKind && layout[deep_start_ + d - 2].a == d);
+    if (rules_.play.buying) check(buy_start_ >= 0 && layout[buy_start_ + 1].kind == kPassKind);
+    check(set_start_ >= 0 && run_start_ >= 0);
+    for (const RoundRules& r : rules_.rounds) check(r.sets >= 0 && r.runs >= 0 && r.sets + r.runs >= 1);
+}
+
+long Table::rules_id(const TableRules& r) {
+    // tables of the same rules share their turn search's memo entries (one memo per thread)
+    std::vector<int> key{r.num_players, r.num_suits, r.num_ranks, r.has_wild_card, r.melds.set_min, r.melds.set_max,
+                         r.melds.set_distinct_suits, r.melds.run_min, r.melds.ace_high, r.melds.all_wild_melds,
+                         r.max_turns_per_round, r.play.enabled, r.play.melds_after_down,
+                         r.play.swap_needs_earlier_down, r.play.max_deep_draw, r.play.max_table_melds,
+                         r.play.wild_penalty, r.play.contract_runs_apart, r.play.max_set_action_wilds, r.play.buying,
+                         r.play.max_buys_per_round, int(r.layout.size())};
+    key.insert(key.end(), r.cards.begin(), r.cards.end());
+    for (const RoundRules& round : r.rounds)
+        key.insert(key.end(), {round.hand_size, round.wild_rank, round.sets, round.runs, round.down_means_out,
+                               round.out_by_melding});
+    static std::mutex lock;
+    static std::map<std::vector<int>, long> ids;
+    std::lock_guard<std::mutex> guard(lock);
+    return ids.emplace(key, long(ids.size())).first->second;
 }
 
 ContractSolver& Table::solver() const {
@@ -73,12 +159,15 @@ void Table::deal() {
     s.table.clear();
     s.taken_face = s.went_out = -1;
     s.last_turns_left = s.turns = 0;
+    s.down_turn.assign(n, -1);
+    s.buys.assign(n, 0);
+    s.sets_left = s.runs_left = s.wilds_owed = s.wilds_to_meld = 0;
+    s.must_place = s.asked = -1;
     s.current = (s.dealer + 1) % n;
     s.phase = kDraw;
 }
 
-void Table::reshuffle() {  // the discard pile but its top card becomes the stock
-    State& s = state_;
+void Table::reshuffle(State& s) const {  // the discard pile but its top card becomes the stock
     s.stock.assign(s.discard.begin(), s.discard.end() - 1);
     s.discard.erase(s.discard.begin(), s.discard.end() - 1);
     s.discard_seats.erase(s.discard_seats.begin(), s.discard_seats.end() - 1);
@@ -100,7 +189,8 @@ void Table::set_state(const State& s) {
     const int n = rules_.num_players, F = num_faces_;
     require(s.round >= 0 && s.round < int(rules_.rounds.size()), "round");
     require(s.dealer >= 0 && s.dealer < n && s.current >= 0 && s.current < n, "dealer or current");
-    require(s.phase == kDraw || s.phase == kPlay || s.phase == kGameOver, "phase");
+    require(s.phase == kDraw || s.phase == kPlay || s.phase == kGameOver ||
+                (contract_ && (s.phase == kGoingDown || (s.phase == kBuy && rules_.play.buying))), "phase");
     require(int(s.hands.size()) == n && int(s.known.size()) == n && int(s.hand_sizes.size()) == n, "hands");
     for (int p = 0; p < n; ++p) {  // no more of a face than the deck holds, and known cards held
         require(int(s.hands[p].size()) == F && int(s.known[p].size()) == F && s.hand_sizes[p] >= 0, "hands");
@@ -117,6 +207,23 @@ void Table::set_state(const State& s) {
     for (const TableMeld& t : s.table) require(t.owner >= 0 && t.owner < n && all_in(t.cards, 0, F - 1), "table");
     require(s.taken_face >= -1 && s.taken_face < F && s.went_out >= -1 && s.went_out < n, "taken_face or went_out");
     require(s.last_turns_left >= 0 && s.turns >= 0, "turns");
+    require(int(s.down_turn.size()) == n && all_in(s.down_turn, -1, s.turns), "down_turn");
+    require(int(s.buys.size()) == n && all_in(s.buys, 0, int(rules_.cards.size())), "buys");
+    const RoundRules& r = rules_.rounds[s.round];
+    require(s.sets_left >= 0 && s.runs_left >= 0 && s.sets_left <= r.sets && s.runs_left <= r.runs, "contract_left");
+    require(s.must_place >= -1 && s.must_place < F && s.wilds_owed >= 0 && s.wilds_to_meld >= 0 &&
+                s.wilds_to_meld <= s.wilds_owed && s.wilds_owed <= int(rules_.cards.size()), "must_place or wilds_owed");
+    require(s.phase == kBuy ? s.asked >= 0 && s.asked < n && s.asked != s.current && !s.discard.empty() : s.asked == -1,
+            "asked");
+    require(contract_ ? int(s.table.size()) <= rules_.play.max_table_melds : true, "table");
+    for (const TableMeld& t : s.table) {
+        const PlacedMeld& m = t.meld;
+        require(all_in(m.naturals, 0, num_naturals_ - 1) && m.wilds >= 0 &&
+                    (m.is_set ? m.rank >= 0 && m.rank < rules_.num_ranks
+                              : m.suit >= 0 && m.suit < rules_.num_suits && m.low >= 0 && m.low <= m.high &&
+                                    m.high <= top_ && m.high - m.low + 1 == int(m.naturals.size()) + m.wilds),
+                "table");
+    }
     state_ = s;
     dealt_ = true;
     legal_known_ = false;
@@ -149,27 +256,48 @@ const std::vector<int>& Table::legal_actions() {
     const State& s = state_;
     if (s.phase == kDraw) {
         actions.push_back(kDrawStock);
-        if (!s.discard.empty()) actions.push_back(kDrawDiscard);
-    } else if (s.phase != kGameOver) {
-        const std::vector<int>& hand = s.hands[s.current];
-        const int t = s.taken_face;
-        for (int f = 0; f < num_faces_; ++f)  // any card held but the one just taken, unless another of its face is
-            if (hand[f] && !(f == t && hand[f] == 1)) actions.push_back(2 + f);
-        if (s.went_out < 0) {
-            const int blocked = t >= 0 && hand[t] == 1 ? t : -1;
-            auto [naturals, wilds] = split_wilds(hand);
-            auto [faces, wild_ok] = solver().meldable_without_one(naturals, wilds);
-            if (wild_ok)
-                for (int f : wild_faces())
-                    if (hand[f]) faces.push_back(f);
-            std::sort(faces.begin(), faces.end());
-            for (int f : faces)
-                if (f != blocked) actions.push_back(2 + num_faces_ + f);
+        if (!s.discard.empty()) {
+            actions.push_back(kDrawDiscard);
+            if (contract_ && rules_.play.max_deep_draw >= 2) {
+                std::vector<int> deep = deep_draw_legal();
+                actions.insert(actions.end(), deep.begin(), deep.end());
+            }
         }
+    } else if (s.phase == kBuy) {
+        actions = {buy_start_, buy_start_ + 1};
+    } else if (s.phase != kGameOver) {
+        actions = contract_ ? contract_turn_legal() : show_hand_legal();
     }
     legal_ = std::move(actions);
     legal_known_ = true;
     return legal_;
+}
+
+std::vector<int> Table::discardable(const State& s) const {
+    // any card held but the one just taken from the top of the pile, unless another of its face is
+    std::vector<int> faces;
+    const std::vector<int>& hand = s.hands[s.current];
+    for (int f = 0; f < num_faces_; ++f)
+        if (hand[f] && !(f == s.taken_face && hand[f] == 1)) faces.push_back(f);
+    return faces;
+}
+
+std::vector<int> Table::show_hand_legal() {  // rules/show_hand.py: discard, or go out showing the hand
+    const State& s = state_;
+    std::vector<int> actions;
+    for (int f : discardable(s)) actions.push_back(2 + f);
+    if (s.went_out >= 0) return actions;
+    const std::vector<int>& hand = s.hands[s.current];
+    const int t = s.taken_face, blocked = t >= 0 && hand[t] == 1 ? t : -1;
+    auto [naturals, wilds] = split_wilds(hand);
+    auto [faces, wild_ok] = solver().meldable_without_one(naturals, wilds);
+    if (wild_ok)
+        for (int f : wild_faces())
+            if (hand[f]) faces.push_back(f);
+    std::sort(faces.begin(), faces.end());
+    for (int f : faces)
+        if (f != blocked) actions.push_back(2 + num_faces_ + f);
+    return actions;
 }
 
 // ---------------------------------------------------------------- effects
@@ -178,52 +306,71 @@ std::optional<RoundEnd> Table::apply(int action) {
     if (!std::binary_search(legal.begin(), legal.end(), action))
         throw std::invalid_argument("illegal action " + std::to_string(action));
     legal_known_ = false;
-    if (action == kDrawStock) return draw_stock();
-    if (action == kDrawDiscard) {
-        take_from_discard();
-        return std::nullopt;
+    if (!contract_) {
+        if (action == kDrawStock) return draw_stock();
+        if (action == kDrawDiscard) {
+            take_from_discard(state_, 1);
+            return std::nullopt;
+        }
+        if (action < 2 + num_faces_) {
+            put_on_discard(state_, action - 2);
+            return end_turn(false);
+        }
+        return go_out(action - 2 - num_faces_);
     }
-    if (action < 2 + num_faces_) {
-        put_on_discard(action - 2);
-        return end_turn(false);
+    const Action& act = rules_.layout[std::size_t(action)];
+    switch (act.kind) {
+        case kDrawStockKind: return rules_.play.buying ? ask_buyer(state_.current) : draw_stock();
+        case kDrawDiscardKind: take_from_discard(state_, 1); return std::nullopt;
+        case kDeepDrawKind: take_from_discard(state_, act.a); return std::nullopt;
+        case kBuyKind: return buy();
+        case kPassKind: return ask_buyer(state_.asked);
+        case kDiscardKind: return contract_discard(act.a);
+        default: return contract_move(action);
     }
-    return go_out(action - 2 - num_faces_);
 }
 
-void Table::start_turn() {
-    ++state_.turns;
-    state_.phase = kPlay;
+void Table::start_turn(State& s) const {
+    ++s.turns;
+    s.phase = kPlay;
 }
 
 std::optional<RoundEnd> Table::draw_stock() {
     State& s = state_;
     if (s.stock.empty()) {
-        reshuffle();
+        reshuffle(s);
         if (s.stock.empty()) return end_round();  // a dead round
     }
     const int face = s.stock.back();
     s.stock.pop_back();
     ++s.hands[s.current][face];
     ++s.hand_sizes[s.current];
-    start_turn();
+    start_turn(s);
     return std::nullopt;
 }
 
-void Table::take_from_discard() {
-    State& s = state_;
-    const int p = s.current, face = s.discard.back();
-    s.discard.pop_back();
-    s.discard_seats.pop_back();
-    --s.discard_counts[face];
-    ++s.hands[p][face];
-    ++s.known[p][face];
-    ++s.hand_sizes[p];
-    s.taken_face = face;
-    start_turn();
+// The depth-th card from the top of the pile and every card above it: the top card alone
+// falls under the discard rule, a deeper one must be put on the table this turn.
+void Table::take_from_discard(State& s, int depth) const {
+    const int p = s.current, first = int(s.discard.size()) - depth;
+    const int deepest = s.discard[std::size_t(first)];
+    for (std::size_t k = std::size_t(first); k < s.discard.size(); ++k) {
+        const int face = s.discard[k];
+        --s.discard_counts[face];
+        ++s.hands[p][face];
+        ++s.known[p][face];
+    }
+    s.discard.resize(std::size_t(first));
+    s.discard_seats.resize(std::size_t(first));
+    s.hand_sizes[p] += depth;
+    if (depth == 1)
+        s.taken_face = deepest;
+    else
+        s.must_place = deepest;
+    start_turn(s);
 }
 
-void Table::put_on_discard(int face) {
-    State& s = state_;
+void Table::put_on_discard(State& s, int face) const {
     const int p = s.current;
     --s.hands[p][face];
     --s.hand_sizes[p];
@@ -237,7 +384,7 @@ void Table::put_on_discard(int face) {
 std::optional<RoundEnd> Table::go_out(int face) {
     State& s = state_;
     const int p = s.current;
-    put_on_discard(face);
+    put_on_discard(s, face);
     std::vector<int>& hand = s.hands[p];
     auto [naturals, wilds] = split_wilds(hand);
     Arrangement best = solver().best_arrangement(naturals, wilds, natural_values_, 0);
@@ -286,65 +433,19 @@ RoundEnd Table::end_round() {
     return end;
 }
 
-int Table::hand_penalty(int seat) {  // the least penalty over every arrangement (ArrangedPenalty)
+int Table::hand_penalty(int seat) {
+    if (contract_) {  // CardValuePenalty: the cards' values, a wild card at its own
+        const std::vector<int>& hand = state_.hands[seat];
+        int total = 0;
+        for (int f = 0; f < num_naturals_; ++f) total += natural_values_[f] * hand[f];
+        return total + (wild_card_ >= 0 ? hand[wild_card_] * rules_.play.wild_penalty : 0);
+    }
+    // ArrangedPenalty: the least penalty over every arrangement
     auto [naturals, wilds] = split_wilds(state_.hands[seat]);
     if (!wilds && std::all_of(naturals.begin(), naturals.end(), [](int k) { return k == 0; })) return 0;
     const int rank = rules_.rounds[state_.round].wild_rank;
     const int wild_value = rank >= 0 ? rules_.rank_penalties[rank] : 0;
     return solver().min_penalty(naturals, wilds, natural_values_, wild_value);
-}
-
-// ---------------------------------------------------------------- observation (observation.py)
-// Parts in the Observer's order for a game without contract play or deep draws: hand,
-// discard_top, discard_pile, known_held (other seats, left first), table, taken_face, then
-// hand_sizes, scores, gone_out, to_act, dealer, round, wild_rank, phase (draw, play),
-// stock_size, turns. Per-seat parts are relative to the observer.
-int Table::observation_size() const {
-    const int n = rules_.num_players;
-    return (4 + n) * num_faces_ + 5 * n + int(rules_.rounds.size()) + rules_.num_ranks + 2 + 2;
-}
-
-void Table::observe(int seat, float* out) const {
-    if (!dealt_) throw std::logic_error("reset the table before playing it");
-    const int n = rules_.num_players, F = num_faces_;
-    if (seat < 0 || seat >= n) throw std::invalid_argument("seat must be from 0 to " + std::to_string(n - 1));
-    const State& s = state_;
-    std::fill(out, out + observation_size(), 0.0f);
-    float* at = out;
-    for (int f = 0; f < F; ++f) at[f] = float(s.hands[seat][f]);
-    at += F;
-    if (!s.discard.empty()) at[s.discard.back()] = 1.0f;  // discard_top
-    at += F;
-    for (int f = 0; f < F; ++f) at[f] = float(s.discard_counts[f]);
-    at += F;
-    for (int rel = 1; rel < n; ++rel, at += F)
-        for (int f = 0; f < F; ++f) at[f] = float(s.known[(seat + rel) % n][f]);
-    for (const TableMeld& t : s.table)
-        for (int f : t.cards) at[f] += 1.0f;
-    at += F;
-    if (s.taken_face >= 0) at[s.taken_face] = 1.0f;
-    at += F;
-    int largest = 0;
-    for (const RoundRules& r : rules_.rounds) largest = std::max(largest, r.hand_size);
-    const double hand_scale = 1.0 / (largest + 1);
-    for (int rel = 0; rel < n; ++rel) at[rel] = float(s.hand_sizes[(seat + rel) % n] * hand_scale);
-    at += n;
-    for (int rel = 0; rel < n; ++rel) at[rel] = float(s.scores[(seat + rel) % n] * 0.01);
-    at += n;
-    if (s.went_out >= 0) at[((s.went_out - seat) % n + n) % n] = 1.0f;  // gone_out
-    at += n;
-    if (s.phase != kGameOver) at[((s.current - seat) % n + n) % n] = 1.0f;  // to_act
-    at += n;
-    at[((s.dealer - seat) % n + n) % n] = 1.0f;
-    at += n;
-    at[s.round] = 1.0f;
-    at += int(rules_.rounds.size());
-    if (rules_.rounds[s.round].wild_rank >= 0) at[rules_.rounds[s.round].wild_rank] = 1.0f;
-    at += rules_.num_ranks;
-    if (s.phase != kGameOver) at[s.phase] = 1.0f;
-    at += 2;
-    at[0] = float(s.stock.size() * (1.0 / double(rules_.cards.size())));
-    at[1] = float(s.turns * (1.0 / double(rules_.max_turns_per_round)));
 }
 
 }  // namespace rummy

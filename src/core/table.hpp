@@ -1,8 +1,9 @@
-// One table of a game without contract play (Three-Thirteen) in C++: the rules as data, the
-// game state, and the rule components of rummy_env/rules/ (deal, draw, show_hand, discard,
-// rounds, scoring) with the Python engine's legal actions and effects, step for step. The
-// first piece of the compiled engine (issue 47); the contract games' components follow.
-// observe() writes the Observer's parts for such a game (rummy_env/observation.py).
+// One table of any game in C++: the rules as data, the game state, and the rule components of
+// rummy_env/rules/ with the Python engine's legal actions and effects, step for step. This
+// file and table.cpp: dealing, drawing, the discard, Three-Thirteen's going out, rounds and
+// scoring; contract_turn.cpp: a contract game's melds, lay-offs, swaps and its turn search;
+// contract_draw.cpp: deep draws and buying; observe.cpp: the Observer's parts
+// (rummy_env/observation.py).
 #pragma once
 
 #include <optional>
@@ -17,9 +18,34 @@ namespace rummy {
 struct RoundRules {
     int hand_size;
     int wild_rank;  // -1: no wild rank this round
+    int sets = 0, runs = 0;  // the contract (contract games)
+    bool down_means_out = false, out_by_melding = false;
 };
 
-// The part of GameRules (rummy_env/rules/spec.py) a game without contract play reads.
+// rules/spec.py's ContractPlay; absent (enabled false) in a game without contract play.
+struct ContractPlay {
+    bool enabled = false;
+    bool melds_after_down = false, swap_needs_earlier_down = false;
+    int max_deep_draw = 1, max_table_melds = 0, wild_penalty = 0;
+    bool contract_runs_apart = true;
+    int max_set_action_wilds = 2;
+    bool buying = false;
+    int max_buys_per_round = -1;  // -1: unlimited
+};
+
+// One action of the layout (rummy_env/actions.py's ActionLayout): its kind and argument.
+enum ActionKind {
+    kDrawStockKind = 0, kDrawDiscardKind = 1, kDeepDrawKind = 2, kDiscardKind = 3, kGoOutKind = 4,
+    kMeldSetKind = 5, kMeldRunKind = 6, kLayOffKind = 7, kSwapKind = 8, kBuyKind = 9, kPassKind = 10
+};
+
+struct Action {
+    int kind = 0;
+    int a = -1, b = -1, c = -1;  // depth; face; set: rank, wilds; run: suit, low, high; lay off / swap: face, slot
+    std::vector<int> naturals;   // a set's natural faces
+};
+
+// The part of GameRules (rummy_env/rules/spec.py) the core reads, and the action layout.
 struct TableRules {
     int num_players;
     int num_suits, num_ranks;
@@ -29,6 +55,8 @@ struct TableRules {
     std::vector<int> rank_penalties;  // per rank
     std::vector<RoundRules> rounds;
     int max_turns_per_round;
+    ContractPlay play{};
+    std::vector<Action> layout;  // empty: a game without contract play (draws, discards, go outs)
 };
 
 enum Phase { kDraw = 0, kPlay = 1, kGoingDown = 2, kBuy = 3, kGameOver = 4 };
@@ -47,6 +75,9 @@ struct State {
     std::vector<int> scores;
     std::vector<std::vector<int>> round_penalties;
     int taken_face = -1, went_out = -1, last_turns_left = 0, turns = 0;
+    // contract games (GameState's fields of the same names)
+    std::vector<int> down_turn, buys;
+    int sets_left = 0, runs_left = 0, must_place = -1, wilds_owed = 0, wilds_to_meld = 0, asked = -1;
     PyRandom rng;
 };
 
@@ -68,41 +99,98 @@ public:
     // per state.
     const std::vector<int>& legal_actions();
     bool legal_actions_known() const { return legal_known_; }
-    // The seat to act (the player whose turn it is).
-    int to_act() const { return state_.current; }
+    // The seat to act: the player whose turn it is, or the one asked to buy.
+    int to_act() const { return state_.phase == kBuy ? state_.asked : state_.current; }
     bool game_over() const { return state_.phase == kGameOver; }
     // Applies a legal action (std::invalid_argument naming it otherwise, the state unchanged);
     // the round's end, if it ended.
     std::optional<RoundEnd> apply(int action);
 
     const State& state() const { return state_; }
-    int num_actions() const { return 2 + 2 * num_faces_; }
+    int num_actions() const { return contract_ ? int(rules_.layout.size()) : 2 + 2 * num_faces_; }
     // The observation of `seat` (rummy_env/observation.py's Observer.encode, part for part).
     int observation_size() const;
     void observe(int seat, float* out) const;
 
 private:
+    // ---- table.cpp: dealing, drawing, discarding, rounds
+    void index_layout();
+    static long rules_id(const TableRules& rules);
     void deal();
-    void reshuffle();
-    void start_turn();
+    void reshuffle(State& s) const;
+    void start_turn(State& s) const;
     std::optional<RoundEnd> draw_stock();
-    void take_from_discard();
-    void put_on_discard(int face);
+    void take_from_discard(State& s, int depth) const;
+    void put_on_discard(State& s, int face) const;
     std::optional<RoundEnd> go_out(int face);
     std::optional<RoundEnd> end_turn(bool going_out);
     RoundEnd end_round();
     int hand_penalty(int seat);
     std::vector<int> wild_faces() const;
     std::pair<std::vector<int>, int> split_wilds(const std::vector<int>& hand) const;
+    std::vector<int> show_hand_legal();
+    std::vector<int> discardable(const State& s) const;
+
+    // ---- contract_draw.cpp: deep draws (rules/deep_draw.py), buying (rules/buy.py)
+    std::vector<int> deep_draw_legal();
+    std::optional<RoundEnd> ask_buyer(int after);
+    int next_buyer(int after) const;
+    std::optional<RoundEnd> buy();
+
+    // ---- contract_turn.cpp: rules/contract_turn.py, turn_moves.py, melding.py, lay_off.py,
+    // swap.py and turn_search.py, each function as its Python namesake
+    bool is_down(const State& s, int seat) const { return s.down_turn[seat] >= 0; }
+    const RoundRules& round_rules(const State& s) const { return rules_.rounds[s.round]; }
+    std::vector<int> contract_turn_legal();
+    std::optional<RoundEnd> contract_discard(int face);
+    std::optional<RoundEnd> contract_move(int action);
+    std::vector<int> play_moves(const State& s) const;
+    void play_move(State& s, int action) const;
+    void to_table(State& s, int face, bool placing) const;
+    std::vector<int> meld_moves(const State& s, const std::vector<int>& hand, bool sets, bool runs) const;
+    PlacedMeld run_from_hand(const std::vector<int>& hand, const Action& act) const;
+    void count_contract_meld(State& s, bool is_set) const;
+    std::vector<int> fitting_faces(const PlacedMeld& meld) const;
+    std::optional<PlacedMeld> lay_off_place(const PlacedMeld& meld, int face) const;
+    bool no_spare_wild(const State& s) const;
+    bool wild_on_others_meld(const State& s, int action) const;
+    std::vector<int> swap_moves(const State& s, const std::vector<int>& hand) const;
+    std::vector<int> swap_faces(const State& s) const;
+    std::vector<int> wild_positions(const PlacedMeld& meld) const;
+
+    bool owed_wilds_placed(const State& s, int action) const;
+    bool rest_makeable(const State& s, const std::vector<int>& naturals, int wilds, int sets, int runs) const;
+    bool plain_going_down_left(const State& s, int& sets, int& runs) const;
+    int swap_then_go_down(const State& s, int action) const;  // 1 true, 0 false, -1 for the search
+    std::vector<int> plain_meld_verdicts(const State& s, int sets_left, int runs_left,
+                                         const std::vector<int>& moves) const;  // per move, as above
+    bool swap_then_lay_off(const State& s, int action) const;
+    State after(const State& s, int action) const;
+    bool turn_done(const State& s) const;
+    bool may_discard_last(const State& s) const;
+    bool finishable(const State& s) const;
+    bool plain_going_down(const State& s) const;
+    bool search_needed(const State& s) const;
+    bool going_down_ends(const State& s, int size, bool taken_blocked, int sets, int runs) const;
+    bool move_plays(int action, int face) const;
+    bool obligations_possible(const State& s) const;
+    bool table_has_meld_for(const State& s, int face) const;
+    bool placeable_when_down(const State& s, int must) const;
 
     // This thread's solver for the table's deck and meld rules: shared by every table a thread
     // plays, so that a batch of thousands holds a few solvers' memos, not thousands.
     ContractSolver& solver() const;
 
     TableRules rules_;
-    int num_faces_, num_naturals_;
+    bool contract_;
+    int num_faces_, num_naturals_, wild_card_ = -1, top_ = 0;
+    int buy_start_ = -1, deep_start_ = -1, discard_start_ = 2, set_start_ = -1, run_start_ = -1;
+    int lay_off_start_ = -1, swap_start_ = -1;
+    std::vector<int> cards_used_;  // per action: cards a meld or lay-off takes from the hand
+    std::vector<int> run_ids_;     // (suit, low, high) -> run action id, or -1
     std::vector<int> natural_values_;
     std::vector<int> copies_;  // per face, how many the deck holds
+    long search_id_;           // the turn search's memo key prefix: tables of one rules share it
     State state_;
     bool dealt_ = false;
     std::vector<int> legal_;

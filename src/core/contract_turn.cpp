@@ -1,0 +1,726 @@
+// A contract game's turn after the draw: going down, melding, laying off, swapping wilds and
+// the discard (rules/contract_turn.py, turn_moves.py, melding.py, lay_off.py, swap.py), and
+// the turn search that keeps every offered move finishable (rules/turn_search.py), each
+// function as its Python namesake, in the same order of tests.
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "table.hpp"
+
+namespace rummy {
+
+namespace {
+constexpr std::size_t kSearchMemoLimit = 1 << 16;  // melding.SEARCH_MEMO_LIMIT
+
+int count_of(const std::vector<int>& v, int x) { return int(std::count(v.begin(), v.end(), x)); }
+}  // namespace
+
+// ---------------------------------------------------------------- contract_turn.py
+std::vector<int> Table::contract_turn_legal() {
+    const State& s = state_;
+    const RoundRules& spec = round_rules(s);
+    const int p = s.current;
+    std::vector<int> actions;
+    if (s.phase == kPlay && s.must_place < 0 && s.wilds_owed == 0 && !(spec.down_means_out && is_down(s, p)) &&
+        !(s.hand_sizes[p] == 1 && !may_discard_last(s)))
+        for (int f : discardable(s)) actions.push_back(discard_start_ + f);
+    // A player down with no obligation open finishes after a meld or a lay-off that leaves
+    // 2+ cards (a discard is then legal) or none: no look-ahead needed.
+    const bool quick = s.phase == kPlay && is_down(s, p) && s.must_place < 0 && s.wilds_owed == 0 && !spec.down_means_out;
+    const std::vector<int> moves = play_moves(s);
+    if (moves.empty()) return actions;
+    const int size = s.hand_sizes[p];
+    if (quick) {
+        int least = 1 << 30, most = 0;
+        for (int a : moves) least = std::min(least, cards_used_[a]), most = std::max(most, cards_used_[a]);
+        if (least && size - most >= 2) {
+            actions.insert(actions.end(), moves.begin(), moves.end());
+            return actions;  // no swap, and every move leaves 2+ cards
+        }
+    }
+    int sets_left = 0, runs_left = 0;
+    const bool going_down = !quick && plain_going_down_left(s, sets_left, runs_left);
+    std::vector<int> verdicts;
+    if (going_down) verdicts = plain_meld_verdicts(s, sets_left, runs_left, moves);
+    const bool owing = s.wilds_owed > 0 && s.must_place < 0 && !spec.down_means_out && rules_.melds.set_max < 0;
+    for (std::size_t k = 0; k < moves.size(); ++k) {
+        const int action = moves[k];
+        if (owing && owed_wilds_placed(s, action)) {
+            actions.push_back(action);
+            continue;
+        }
+        if (quick) {
+            const int used = cards_used_[action];
+            if (used ? (size - used >= 2 || size == used) : swap_then_lay_off(s, action)) {
+                actions.push_back(action);
+                continue;
+            }
+        } else if (going_down) {
+            const int verdict = cards_used_[action] ? verdicts[k] : swap_then_go_down(s, action);
+            if (verdict >= 0) {
+                if (verdict) actions.push_back(action);
+                continue;
+            }
+        }
+        if (finishable(after(s, action))) actions.push_back(action);
+    }
+    return actions;
+}
+
+std::optional<RoundEnd> Table::contract_discard(int face) {
+    State& s = state_;
+    put_on_discard(s, face);
+    if (s.hand_sizes[s.current] == 0) {
+        s.went_out = s.current;  // went out by discarding the last card
+        return end_round();
+    }
+    return end_turn(false);
+}
+
+std::optional<RoundEnd> Table::contract_move(int action) {  // a meld, lay-off or swap; an empty hand ends the round
+    State& s = state_;
+    play_move(s, action);
+    if (s.hand_sizes[s.current] == 0) {
+        s.went_out = s.current;
+        return end_round();
+    }
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------- turn_moves.py
+// The melds, lay-offs and swaps the rules allow now, ascending, before the check that the
+// turn can still be finished after them.
+std::vector<int> Table::play_moves(const State& s) const {
+    const int p = s.current;
+    const ContractPlay& play = rules_.play;
+    const std::vector<int>& hand = s.hands[p];
+    const bool room = int(s.table.size()) < play.max_table_melds;
+    if (s.phase == kGoingDown) return room ? meld_moves(s, hand, s.sets_left > 0, s.runs_left > 0) : std::vector<int>{};
+    const RoundRules& spec = round_rules(s);
+    std::vector<int> moves;
+    if (!is_down(s, p)) {
+        if (int(s.table.size()) + spec.sets + spec.runs <= play.max_table_melds) {
+            // a going down must be completed once started: none starts unless the hand can
+            // make the whole contract (the search then applies the rule keeping runs apart)
+            auto [naturals, wilds] = split_wilds(hand);
+            const bool can = spec.down_means_out ? solver().can_partition(naturals, wilds, spec.sets, spec.runs)
+                                                 : solver().can_make_contract(naturals, wilds, spec.sets, spec.runs);
+            if (can) moves = meld_moves(s, hand, spec.sets > 0, spec.runs > 0);
+        }
+        if (!play.swap_needs_earlier_down && swap_start_ >= 0) {  // the wild taken must then go down this turn
+            std::vector<int> swaps = swap_moves(s, hand);
+            moves.insert(moves.end(), swaps.begin(), swaps.end());
+        }
+        return moves;
+    }
+    if (spec.down_means_out) return moves;  // going down had to use every card: nothing may follow it
+    if (play.melds_after_down && room) moves = meld_moves(s, hand, true, true);
+    const bool no_spare = no_spare_wild(s);  // then no wild may go on another player's meld
+    for (std::size_t slot = 0; slot < s.table.size(); ++slot)
+        for (int f : fitting_faces(s.table[slot].meld))
+            if (hand[f]) {
+                const int action = lay_off_start_ + int(slot) * num_faces_ + f;
+                if (!(no_spare && wild_on_others_meld(s, action))) moves.push_back(action);
+            }
+    if (swap_start_ >= 0 && (!play.swap_needs_earlier_down || s.down_turn[p] < s.turns)) {
+        std::vector<int> swaps = swap_moves(s, hand);
+        moves.insert(moves.end(), swaps.begin(), swaps.end());
+    }
+    return moves;
+}
+
+// A meld, lay-off or swap, without ending the round (the caller does that).
+void Table::play_move(State& s, int action) const {
+    const Action& act = rules_.layout[std::size_t(action)];
+    const int p = s.current, wild = wild_card_;
+    if (act.kind == kMeldSetKind || act.kind == kMeldRunKind) {
+        PlacedMeld meld;
+        if (act.kind == kMeldSetKind) {
+            meld.is_set = true, meld.naturals = act.naturals, meld.wilds = act.b, meld.rank = act.a;
+        } else {
+            meld = run_from_hand(s.hands[p], act);
+        }
+        for (int f : meld.naturals) to_table(s, f, true);
+        for (int k = 0; k < meld.wilds; ++k) to_table(s, wild, true);
+        s.wilds_owed -= std::min(s.wilds_owed, meld.wilds);  // a swapped wild played again
+        s.wilds_to_meld -= std::min(s.wilds_to_meld, meld.wilds);  // those owed to melds first
+        TableMeld placed{p, meld, meld.naturals};
+        placed.cards.insert(placed.cards.end(), std::size_t(meld.wilds), wild);
+        s.table.push_back(std::move(placed));
+        count_contract_meld(s, meld.is_set);
+    } else if (act.kind == kLayOffKind) {
+        const int face = act.a, slot = act.b;
+        TableMeld& tm = s.table[std::size_t(slot)];
+        // Each obligation takes its own card: a wild laid off while a swapped wild is owed is
+        // that wild, not the deep-drawn one. On another player's meld it pays no wild owed to
+        // this turn's going-down melds (the mask offers it only as a spare).
+        const bool own = tm.owner == p;
+        const bool owed_wild = face == wild && s.wilds_owed > (own ? 0 : s.wilds_to_meld);
+        to_table(s, face, !owed_wild);
+        tm.meld = *lay_off_place(tm.meld, face);
+        tm.cards.push_back(face);
+        if (owed_wild) {
+            --s.wilds_owed;
+            if (own && s.wilds_to_meld) --s.wilds_to_meld;
+        }
+    } else {  // a swap
+        const int face = act.a, slot = act.b;
+        to_table(s, face, false);
+        TableMeld& tm = s.table[std::size_t(slot)];
+        tm.meld.naturals.push_back(face);
+        --tm.meld.wilds;
+        *std::find(tm.cards.begin(), tm.cards.end(), wild) = face;
+        ++s.hands[p][wild];
+        ++s.hand_sizes[p];
+        ++s.known[p][wild];  // everyone saw the wild taken back
+        ++s.wilds_owed;
+        if (!is_down(s, p)) ++s.wilds_to_meld;  // it must go into this turn's going-down melds
+    }
+}
+
+// One card leaves the player's hand for the table; `placing` (a meld or a lay-off, not a swap)
+// satisfies a deep draw's obligation.
+void Table::to_table(State& s, int face, bool placing) const {
+    const int p = s.current;
+    --s.hands[p][face];
+    --s.hand_sizes[p];
+    if (s.known[p][face]) --s.known[p][face];
+    if (face == s.taken_face) s.taken_face = -1;  // a meld or lay-off uses the card just taken first
+    if (placing && face == s.must_place) s.must_place = -1;
+}
+
+// ---------------------------------------------------------------- melding.py
+std::vector<int> Table::meld_moves(const State& s, const std::vector<int>& hand, bool sets, bool runs) const {
+    const int R = rules_.num_ranks, wilds = wild_card_ >= 0 ? hand[wild_card_] : 0;
+    std::vector<int> moves;
+    if (sets)  // a set action whose naturals are among the hand's, with no more wilds than held
+        for (int a = set_start_; a < int(rules_.layout.size()) && rules_.layout[a].kind == kMeldSetKind; ++a) {
+            const Action& act = rules_.layout[a];
+            if (act.b > wilds) continue;
+            bool held = true;
+            for (int f : act.naturals) held = held && hand[f] >= count_of(act.naturals, f);
+            if (held) moves.push_back(a);
+        }
+    if (runs) {
+        // (suit, low, high) of the runs already laid in the going down in progress
+        std::vector<const PlacedMeld*> apart;
+        if (rules_.play.contract_runs_apart && s.phase == kGoingDown) {
+            const RoundRules& spec = round_rules(s);
+            const int placed = spec.sets + spec.runs - s.sets_left - s.runs_left;
+            for (std::size_t k = s.table.size() - std::size_t(placed); k < s.table.size(); ++k)
+                if (!s.table[k].meld.is_set) apart.push_back(&s.table[k].meld);
+        }
+        const int P = top_ + 1, usable = std::min(wilds, R);
+        for (int suit = 0; suit < rules_.num_suits; ++suit) {
+            bool any = false;
+            for (int r = 0; r < R; ++r) any = any || hand[suit * R + r];
+            if (!any) continue;
+            for (int low = 0; low <= top_; ++low) {
+                int missing = 0, naturals = 0;
+                for (int high = low; high <= std::min(top_, low + R - 1); ++high) {
+                    if (hand[suit * R + high % R] && !(high == R && low == 0))
+                        ++naturals;
+                    else
+                        ++missing;
+                    if (missing > usable) break;
+                    const int action = run_ids_[std::size_t((suit * P + low) * P + high)];
+                    if (action < 0 || !naturals) continue;
+                    bool joins = false;
+                    for (const PlacedMeld* m : apart)
+                        joins = joins || (m->suit == suit && (low == m->high + 1 || high == m->low - 1));
+                    if (!joins) moves.push_back(action);
+                }
+            }
+        }
+    }
+    std::sort(moves.begin(), moves.end());
+    return moves;
+}
+
+// A meld run uses the hand's naturals and fills the missing places with wilds.
+PlacedMeld Table::run_from_hand(const std::vector<int>& hand, const Action& act) const {
+    const int R = rules_.num_ranks, base = act.a * R;
+    PlacedMeld meld;
+    meld.suit = act.a, meld.low = act.b, meld.high = act.c;
+    for (int q = act.b; q <= act.c; ++q)
+        if (hand[base + q % R]) meld.naturals.push_back(base + q % R);
+    meld.wilds = act.c - act.b + 1 - int(meld.naturals.size());
+    return meld;
+}
+
+void Table::count_contract_meld(State& s, bool is_set) const {
+    const int p = s.current;
+    if (is_down(s, p)) return;  // a further meld after going down
+    if (s.phase != kGoingDown) {
+        s.sets_left = round_rules(s).sets, s.runs_left = round_rules(s).runs;
+        s.phase = kGoingDown;
+    }
+    if (is_set)
+        --s.sets_left;
+    else
+        --s.runs_left;
+    if (s.sets_left == 0 && s.runs_left == 0) {
+        s.down_turn[p] = s.turns;
+        s.phase = kPlay;
+    }
+}
+
+// ---------------------------------------------------------------- lay_off.py
+// The faces that may be laid off on a meld, ascending.
+std::vector<int> Table::fitting_faces(const PlacedMeld& meld) const {
+    const int R = rules_.num_ranks;
+    std::vector<int> candidates;
+    if (meld.is_set) {
+        for (int s = 0; s < rules_.num_suits; ++s) candidates.push_back(s * R + meld.rank);
+    } else {
+        for (int q : {meld.low - 1, meld.high + 1})
+            if (q >= 0 && q <= top_) candidates.push_back(meld.suit * R + q % R);
+    }
+    if (wild_card_ >= 0) candidates.push_back(wild_card_);
+    std::vector<int> fits;
+    for (int f : candidates)
+        if (lay_off_place(meld, f)) fits.push_back(f);
+    std::sort(fits.begin(), fits.end());
+    fits.erase(std::unique(fits.begin(), fits.end()), fits.end());
+    return fits;
+}
+
+// The meld with `face` added, or none if it does not fit (LayOffFit.end): a wild, or an ace
+// that fits both ends, goes to the high end of a run when it is open.
+std::optional<PlacedMeld> Table::lay_off_place(const PlacedMeld& meld, int face) const {
+    const int R = rules_.num_ranks, size = int(meld.naturals.size()) + meld.wilds;
+    const bool wild = face == wild_card_;
+    PlacedMeld out = meld;
+    if (wild)
+        ++out.wilds;
+    else
+        out.naturals.push_back(face);
+    if (meld.is_set) {
+        if (rules_.melds.set_max >= 0 && size >= rules_.melds.set_max) return std::nullopt;
+        if (wild) return out;
+        if (face % R != meld.rank || face >= num_naturals_) return std::nullopt;
+        if (rules_.melds.set_distinct_suits && count_of(meld.naturals, face)) return std::nullopt;
+        return out;
+    }
+    if (size >= R) return std::nullopt;
+    const int low = meld.low, high = meld.high;
+    const bool high_ok = high < top_ && !(high + 1 == R && low == 0);
+    const bool low_ok = low > 0 && !(low - 1 == 0 && high == R);
+    bool to_high;
+    if (wild) {
+        if (!high_ok && !low_ok) return std::nullopt;
+        to_high = high_ok;
+    } else {
+        if (face >= num_naturals_ || face / R != meld.suit) return std::nullopt;
+        const int rank = face % R;
+        if (high_ok && (rank == high + 1 || (rank == 0 && high + 1 == R)))
+            to_high = true;
+        else if (low_ok && rank == low - 1)
+            to_high = false;
+        else
+            return std::nullopt;
+    }
+    if (to_high)
+        ++out.high;
+    else
+        --out.low;
+    return out;
+}
+
+// Whether every wild in the player's hand is owed to this turn's going-down melds.
+bool Table::no_spare_wild(const State& s) const {
+    if (wild_card_ < 0) return false;
+    const int held = s.hands[s.current][wild_card_];
+    return 0 < held && held <= s.wilds_to_meld;
+}
+
+// Whether the lay-off `action` puts a wild on a meld another player laid.
+bool Table::wild_on_others_meld(const State& s, int action) const {
+    const Action& act = rules_.layout[std::size_t(action)];
+    return act.a == wild_card_ && s.table[std::size_t(act.b)].owner != s.current;
+}
+
+// ---------------------------------------------------------------- swap.py
+std::vector<int> Table::wild_positions(const PlacedMeld& meld) const {  // a run's places filled by wilds, low to high
+    const int R = rules_.num_ranks;
+    std::vector<int> out;
+    for (int q = meld.low; q <= meld.high; ++q) {
+        bool taken = false;
+        for (int f : meld.naturals) taken = taken || f % R == q % R;
+        if (!taken) out.push_back(q);
+    }
+    return out;
+}
+
+std::vector<int> Table::swap_moves(const State& s, const std::vector<int>& hand) const {
+    const int R = rules_.num_ranks;
+    std::vector<int> moves;
+    for (std::size_t slot = 0; slot < s.table.size(); ++slot) {
+        const PlacedMeld& m = s.table[slot].meld;
+        if (m.is_set || !m.wilds) continue;
+        for (int q : wild_positions(m)) {
+            const int f = m.suit * R + q % R;
+            if (hand[f]) moves.push_back(swap_start_ + int(slot) * num_naturals_ + f);
+        }
+    }
+    std::sort(moves.begin(), moves.end());
+    return moves;
+}
+
+// The naturals the player to act would give for every wild it could take off the table's runs
+// by swaps at once: per face, the fewer of its cards in hand and of the wilds standing for it.
+std::vector<int> Table::swap_faces(const State& s) const {
+    const int R = rules_.num_ranks;
+    std::vector<int> wanted(std::size_t(num_naturals_), 0), order, out;
+    for (const TableMeld& tm : s.table) {
+        if (tm.meld.is_set || !tm.meld.wilds) continue;
+        for (int q : wild_positions(tm.meld)) {
+            const int f = tm.meld.suit * R + q % R;
+            if (!wanted[std::size_t(f)]++) order.push_back(f);
+        }
+    }
+    const std::vector<int>& hand = s.hands[s.current];
+    for (int f : order) out.insert(out.end(), std::size_t(std::min(wanted[std::size_t(f)], hand[f])), f);
+    return out;
+}
+
+// ---------------------------------------------------------------- turn_search.py
+// A quick sufficient test for a meld or lay-off by a player who owes wilds taken back by
+// swaps, where sets have no maximum (TurnSearch.owed_wilds_placed).
+bool Table::owed_wilds_placed(const State& s, int action) const {
+    const Action& act = rules_.layout[std::size_t(action)];
+    const int p = s.current, wild = wild_card_;
+    const MeldRules& mr = rules_.melds;
+    std::vector<int> naturals;
+    int wilds = 0;
+    bool is_set = false;
+    if (act.kind == kLayOffKind) {
+        if (act.a == wild)
+            wilds = 1;
+        else
+            naturals = {act.a};
+    } else if (act.kind == kMeldSetKind) {
+        naturals = act.naturals, wilds = act.b, is_set = true;
+    } else if (act.kind == kMeldRunKind) {
+        PlacedMeld meld = run_from_hand(s.hands[p], act);
+        naturals = meld.naturals, wilds = meld.wilds;
+    } else {
+        return false;  // a swap owes one more: left to the search
+    }
+    int sets = 0, runs = 0;
+    if (!is_down(s, p)) {
+        sets = s.phase == kGoingDown ? s.sets_left : round_rules(s).sets;
+        runs = s.phase == kGoingDown ? s.runs_left : round_rules(s).runs;
+        (is_set ? sets : runs) -= 1;
+        if (sets + runs && (int(s.table.size()) + 1 + sets + runs > rules_.play.max_table_melds ||
+                            !rest_makeable(s, naturals, wilds, sets, runs)))
+            return false;
+    }
+    int owed = std::max(0, s.wilds_owed - wilds), to_meld = std::max(0, s.wilds_to_meld - wilds);
+    if (act.kind == kLayOffKind && wilds && s.table[std::size_t(act.b)].owner != p) {
+        // not a wild owed to the going-down melds: one owed without that rule, or a spare
+        owed = s.wilds_owed - (s.wilds_owed > s.wilds_to_meld ? 1 : 0), to_meld = s.wilds_to_meld;
+    }
+    const int left = s.hand_sizes[p] - int(naturals.size()) - wilds - mr.set_min * sets - mr.run_min * runs;
+    if (!owed) return left >= 2 || (left == 0 && !(sets + runs));
+    // those owed to the going-down melds need a set of the player's own
+    bool has_set = is_set || sets > 0;
+    for (const TableMeld& tm : s.table) has_set = has_set || (tm.meld.is_set && (!to_meld || tm.owner == p));
+    return has_set && left - owed >= 2;
+}
+
+bool Table::rest_makeable(const State& s, const std::vector<int>& naturals, int wilds, int sets, int runs) const {
+    auto [counts, have] = split_wilds(s.hands[s.current]);
+    for (int f : naturals) --counts[std::size_t(f)];
+    return solver().can_make_contract(counts, have - wilds, sets, runs);
+}
+
+// The contract still to lay when the next meld starts or continues a going down that
+// plain_going_down will judge after it (no obligation open, none of the rules it leaves to the
+// search): false where there is none.
+bool Table::plain_going_down_left(const State& s, int& sets, int& runs) const {
+    const int p = s.current;
+    const RoundRules& spec = round_rules(s);
+    if (s.phase == kGoingDown) {
+        sets = s.sets_left, runs = s.runs_left;
+    } else if (s.phase == kPlay && !is_down(s, p)) {
+        sets = spec.sets, runs = spec.runs;
+    } else {
+        return false;
+    }
+    return s.must_place < 0 && !search_needed(s);
+}
+
+// The verdict on the swap `action` by a player not yet down where quick tests decide it (1 or
+// 0), else -1 for the search (TurnSearch.swap_then_go_down).
+int Table::swap_then_go_down(const State& s, int action) const {
+    const int p = s.current;
+    const RoundRules& spec = round_rules(s);
+    const MeldRules& mr = rules_.melds;
+    if (s.phase != kPlay) return -1;
+    const int sets = spec.sets, runs = spec.runs;
+    if (int(s.table.size()) + sets + runs > rules_.play.max_table_melds) return 0;
+    const int face = rules_.layout[std::size_t(action)].a;
+    auto [counts, wilds] = split_wilds(s.hands[p]);
+    --counts[std::size_t(face)];
+    const int spare = s.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs;
+    const bool smallest_take_a_wild = (mr.set_max < 0 || mr.set_max > mr.set_min) && mr.run_min < rules_.num_ranks;
+    const bool sure = spare - 1 >= 2 && smallest_take_a_wild;
+    if (sure && solver().can_make_contract(counts, wilds + 1, sets, runs)) return 1;
+    const std::vector<int> more = swap_faces(after(s, action));
+    const int extra = int(more.size());
+    if (!solver().can_make_contract(counts, wilds + 1 + extra, sets, runs)) return 0;
+    if (!sure || !extra || !sets || mr.set_max >= 0 || spare - 1 - extra < 2)
+        return -1;  // room for several wilds taken is only sure on a set without a maximum
+    for (int f : more) --counts[std::size_t(f)];
+    return solver().can_make_contract(counts, wilds + 1 + extra, sets, runs) ? 1 : -1;
+}
+
+// Per move, the verdict on a going-down meld where plain_going_down decides it (1 or 0, the
+// solver on the cards left), else -1 (TurnSearch.plain_meld_verdicts). Biggest melds first:
+// a meld whose cards are among those of a meld found to leave a contract that can be made
+// leaves one too.
+std::vector<int> Table::plain_meld_verdicts(const State& s, int sets_left, int runs_left,
+                                            const std::vector<int>& moves) const {
+    struct Meld {
+        int used, action, index;
+        std::vector<int> naturals;
+        int wilds;
+        bool is_set;
+        int group, low, high;
+    };
+    const int p = s.current;
+    const std::vector<int>& hand = s.hands[p];
+    std::vector<Meld> melds;
+    for (int k = 0; k < int(moves.size()); ++k) {
+        const Action& act = rules_.layout[std::size_t(moves[k])];
+        if (act.kind == kMeldSetKind) {
+            melds.push_back({cards_used_[moves[k]], moves[k], k, act.naturals, act.b, true, act.a, -1, -1});
+        } else if (act.kind == kMeldRunKind) {
+            PlacedMeld m = run_from_hand(hand, act);
+            melds.push_back({cards_used_[moves[k]], moves[k], k, m.naturals, m.wilds, false, act.a, act.b, act.c});
+        }
+    }
+    std::sort(melds.begin(), melds.end(),
+              [](const Meld& x, const Meld& y) { return x.used != y.used ? x.used > y.used : x.action < y.action; });
+    auto [counts, have] = split_wilds(hand);
+    const int t = s.taken_face;
+    std::vector<int> verdicts(moves.size(), -1);
+    std::vector<const Meld*> kept;  // melds found to leave enough
+    for (const Meld& m : melds) {
+        const int sets = m.is_set ? sets_left - 1 : sets_left, runs = m.is_set ? runs_left : runs_left - 1;
+        const bool taken_blocked = t >= 0 && !count_of(m.naturals, t) && hand[t] == 1;
+        const int size = s.hand_sizes[p] - int(m.naturals.size()) - m.wilds;
+        int& verdict = verdicts[std::size_t(m.index)];
+        if (!(sets + runs) || !going_down_ends(s, size, taken_blocked, sets, runs)) {
+            verdict = -1;
+        } else if (int(s.table.size()) + 1 + sets + runs > rules_.play.max_table_melds) {
+            verdict = 0;
+        } else if (std::any_of(kept.begin(), kept.end(), [&](const Meld* other) {
+                       if (other->is_set != m.is_set || other->group != m.group) return false;
+                       if (!m.is_set) return other->low <= m.low && m.high <= other->high;
+                       if (m.wilds > other->wilds) return false;
+                       for (int f : m.naturals)
+                           if (count_of(m.naturals, f) > count_of(other->naturals, f)) return false;
+                       return true;
+                   })) {
+            verdict = 1;
+        } else {
+            for (int f : m.naturals) --counts[std::size_t(f)];
+            verdict = solver().can_make_contract(counts, have - m.wilds, sets, runs);
+            for (int f : m.naturals) ++counts[std::size_t(f)];
+            if (verdict) kept.push_back(&m);
+        }
+    }
+    return verdicts;
+}
+
+// Whether, after the swap `action` by a player down with no obligation open, the wild taken
+// can be laid off on another meld leaving 2+ cards (then discard one).
+bool Table::swap_then_lay_off(const State& s, int action) const {
+    const int slot = rules_.layout[std::size_t(action)].b;
+    if (s.hand_sizes[s.current] < 3) return false;
+    for (int k = 0; k < int(s.table.size()); ++k)
+        if (k != slot) {
+            const std::vector<int> fits = fitting_faces(s.table[std::size_t(k)].meld);
+            if (std::find(fits.begin(), fits.end(), wild_card_) != fits.end()) return true;
+        }
+    return false;
+}
+
+State Table::after(const State& s, int action) const {
+    State next = s;
+    play_move(next, action);
+    return next;
+}
+
+// Whether the player to act can end the turn now: every obligation met, and the hand empty
+// (gone out) or holding a card the discard rule lets go.
+bool Table::turn_done(const State& s) const {
+    if (s.phase != kPlay || s.must_place >= 0 || s.wilds_owed) return false;
+    const int p = s.current, size = s.hand_sizes[p];
+    if (size == 0) return true;
+    if (round_rules(s).down_means_out && is_down(s, p)) return false;  // going down had to use every card
+    if (size >= 2) return true;
+    // one card left: the discard rule forbids it if it is the card just taken
+    return may_discard_last(s) && (s.taken_face < 0 || s.hands[p][s.taken_face] == 0);
+}
+
+// Whether the player to act may go out by discarding their last card: only once down, and not
+// where the round must end by melding.
+bool Table::may_discard_last(const State& s) const {
+    return is_down(s, s.current) && !round_rules(s).out_by_melding;
+}
+
+// Whether some sequence of the player's own moves finishes the turn legally: an exact search
+// over the turn's melds, lay-offs and swaps, memoised (per thread) on everything they depend on.
+bool Table::finishable(const State& s) const {
+    if (turn_done(s)) return true;
+    const int p = s.current;
+    if (plain_going_down(s)) return obligations_possible(s);
+    std::string key;
+    auto put = [&](int v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    put(int(search_id_)), put(s.round), put(s.phase);
+    for (int k : s.hands[p]) key.push_back(char(k));
+    put(int(s.table.size()));
+    for (const TableMeld& tm : s.table) {
+        const PlacedMeld& m = tm.meld;
+        put(m.is_set), put(m.wilds), put(m.rank), put(m.suit), put(m.low), put(m.high), put(int(m.naturals.size()));
+        for (int f : m.naturals) key.push_back(char(f));
+        if (s.wilds_to_meld) key.push_back(char(tm.owner == p));
+    }
+    put(s.down_turn[p] < 0), put(s.down_turn[p] == s.turns), put(s.sets_left), put(s.runs_left);
+    put(s.must_place), put(s.wilds_owed), put(s.taken_face), put(s.wilds_to_meld);
+    thread_local std::unordered_map<std::string, bool> memo;
+    auto hit = memo.find(key);
+    if (hit != memo.end()) return hit->second;
+    if (memo.size() > kSearchMemoLimit) memo.clear();
+    bool result = obligations_possible(s);
+    if (result) {
+        std::vector<int> moves = play_moves(s);
+        if (s.must_place >= 0)  // moves that play the card that must be placed first: they finish most searches
+            std::stable_partition(moves.begin(), moves.end(), [&](int a) { return move_plays(a, s.must_place); });
+        result = std::any_of(moves.begin(), moves.end(), [&](int a) { return finishable(after(s, a)); });
+    }
+    memo[key] = result;
+    return result;
+}
+
+// A going down, in progress or forced by a deep draw, that the meld solver decides exactly
+// (obligations_possible), with no search (TurnSearch._plain_going_down).
+bool Table::plain_going_down(const State& s) const {
+    const int p = s.current;
+    int sets, runs;
+    if (s.phase == kGoingDown) {
+        sets = s.sets_left, runs = s.runs_left;
+    } else if (s.phase == kPlay && s.must_place >= 0 && !is_down(s, p)) {
+        sets = round_rules(s).sets, runs = round_rules(s).runs;
+    } else {
+        return false;
+    }
+    if (search_needed(s)) return false;
+    if (int(s.table.size()) + sets + runs > rules_.play.max_table_melds) return false;
+    const int must = s.must_place;
+    if (must >= 0 && (must == wild_card_ || table_has_meld_for(s, must))) return false;
+    const bool taken_blocked = s.taken_face >= 0 && s.hands[p][s.taken_face] == 1;
+    return going_down_ends(s, s.hand_sizes[p], taken_blocked, sets, runs);
+}
+
+// Whether a going down this turn involves rules the meld solver leaves to the turn search: a
+// wild owed, deal 7's every-card rule, or runs of one suit kept apart.
+bool Table::search_needed(const State& s) const {
+    const RoundRules& spec = round_rules(s);
+    return s.wilds_owed || spec.down_means_out || (spec.runs > 1 && rules_.play.contract_runs_apart);
+}
+
+// Whether a hand of `size` cards that lays `sets` sets and `runs` runs more surely ends the
+// turn then, if it can lay them at all.
+bool Table::going_down_ends(const State& s, int size, bool taken_blocked, int sets, int runs) const {
+    const int spare = size - rules_.melds.set_min * sets - rules_.melds.run_min * runs;
+    return spare >= 2 || spare == 0 || !(round_rules(s).out_by_melding || taken_blocked);
+}
+
+bool Table::move_plays(int action, int face) const {
+    const Action& act = rules_.layout[std::size_t(action)];
+    const int R = rules_.num_ranks;
+    if (act.kind == kMeldSetKind) return count_of(act.naturals, face) || (face == wild_card_ && act.b > 0);
+    if (act.kind == kMeldRunKind) {
+        if (face / R != act.a) return false;
+        for (int q = act.b; q <= act.c; ++q)
+            if (q % R == face % R) return true;
+        return false;
+    }
+    return act.kind == kLayOffKind && act.a == face;
+}
+
+// Fast necessary conditions for finishing the turn, checked before searching
+// (TurnSearch._obligations_possible).
+bool Table::obligations_possible(const State& s) const {
+    const int p = s.current, must = s.must_place;
+    const bool down = is_down(s, p);
+    if (must >= 0 && down && s.phase == kPlay) return placeable_when_down(s, must);
+    const RoundRules& spec = round_rules(s);
+    int sets, runs;
+    if (s.phase == kGoingDown) {
+        sets = s.sets_left, runs = s.runs_left;
+    } else if ((must >= 0 || s.wilds_owed) && !down) {
+        sets = spec.sets, runs = spec.runs;  // a swapped wild must go down with the contract
+    } else {
+        return true;
+    }
+    if (int(s.table.size()) + sets + runs > rules_.play.max_table_melds) return false;  // no slots left
+    auto [naturals, wilds] = split_wilds(s.hands[p]);
+    if (s.wilds_owed && !down && s.phase == kPlay)
+        wilds += int(swap_faces(s).size());  // further swaps may bring the wilds it needs
+    if (spec.down_means_out) return solver().can_partition(naturals, wilds, sets, runs);
+    if (must < 0 || must == wild_card_ || table_has_meld_for(s, must))
+        return solver().can_make_contract(naturals, wilds, sets, runs);
+    return solver().can_make_contract_with(naturals, wilds, sets, runs, must);  // only in one of the contract's melds
+}
+
+// Whether a meld on the table has the natural `face`'s rank (a set) or suit (a run).
+bool Table::table_has_meld_for(const State& s, int face) const {
+    const int rank = face % rules_.num_ranks, suit = face / rules_.num_ranks;
+    for (const TableMeld& tm : s.table)
+        if ((tm.meld.is_set && tm.meld.rank == rank) || (!tm.meld.is_set && tm.meld.suit == suit)) return true;
+    return false;
+}
+
+// Whether a player already down could lay off the card `must` this turn, at best
+// (TurnSearch._placeable_when_down).
+bool Table::placeable_when_down(const State& s, int must) const {
+    for (const TableMeld& tm : s.table) {
+        const std::vector<int> fits = fitting_faces(tm.meld);
+        if (std::find(fits.begin(), fits.end(), must) != fits.end()) return true;
+    }
+    if (rules_.play.melds_after_down) return true;  // a new meld could take it: left to the search
+    if (must == wild_card_) return false;  // other lay-offs only fill sets and lengthen runs
+    const std::vector<int>& hand = s.hands[s.current];
+    const int R = rules_.num_ranks, suit = must / R, rank = must % R;
+    const std::vector<int> swaps = swap_faces(s);
+    int wilds = (wild_card_ >= 0 ? hand[wild_card_] : 0) + int(swaps.size());
+    if (count_of(swaps, must) == hand[must]) --wilds;
+    std::vector<int> places{rank};
+    if (rank == 0 && top_ == R) places.push_back(top_);
+    for (const TableMeld& tm : s.table) {
+        const PlacedMeld& m = tm.meld;
+        if (m.is_set || m.suit != suit) continue;
+        for (int q : places) {
+            if ((m.low <= q && q <= m.high) || std::max(m.high, q) - std::min(m.low, q) + 1 > R) continue;
+            int missing = 0;
+            if (q > m.high)
+                for (int g = m.high + 1; g < q; ++g) missing += !hand[suit * R + g % R];
+            else
+                for (int g = q + 1; g < m.low; ++g) missing += !hand[suit * R + g % R];
+            if (q < m.low && missing) {  // a wild goes on a run's low end only once its high end is closed
+                if (top_ - q + 1 > R) continue;
+                for (int g = m.high + 1; g <= top_; ++g) missing += !hand[suit * R + g % R];
+            }
+            if (missing <= wilds) return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace rummy
