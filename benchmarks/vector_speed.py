@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from benchmarks.env_speed import REFERENCE_GAME, cpu_info, environment_info, run_reference  # noqa: E402
 from rummy_env import vector  # noqa: E402
 from rummy_env.registry import GAMES  # noqa: E402
+from rummy_env.vector_env import random_legal  # noqa: E402
 
 
 def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, reuse: bool) -> dict[str, float]:
@@ -47,7 +48,7 @@ def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, r
         t0 = time.perf_counter()
         mask = tables.observe(out=out).mask
         t1 = time.perf_counter()
-        actions = np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1)
+        actions = random_legal(rng, mask)
         t2 = time.perf_counter()
         tables.step(actions)
         t3 = time.perf_counter()
@@ -75,7 +76,7 @@ def memory_per_table(game: str, players: int, num_tables: int, steps: int) -> di
     rng = np.random.default_rng(0)
     for _ in range(steps):
         mask = tables.observe().mask
-        tables.step(np.argmax(rng.random(mask.shape, dtype=np.float32) * mask, axis=1))
+        tables.step(random_legal(rng, mask))
     grown = resident_bytes() - before
     return {"game": game, "players": players, "backend": tables.backend, "tables": num_tables,
             "steps": steps, "bytes": grown, "bytes_per_table": grown / num_tables}

@@ -195,11 +195,10 @@ class RummyEnv(AECEnv):
         cached = self._obs_cache.get(agent)
         if cached is None:
             table, seat = self._require_table(), self._seat[agent]
-            flags = bytearray(self.layout.size)  # filled as bytes: cheaper than numpy indexing
             if not table.game_over and table.to_act() == seat:
-                for action in table.legal_actions():
-                    flags[action] = 1
-            mask = np.frombuffer(flags, dtype=np.int8).view(ActionMask)
+                mask = table.legal_mask().view(ActionMask)
+            else:
+                mask = np.zeros(self.layout.size, np.int8).view(ActionMask)
             observation = table.observe(seat)
             mask.flags.writeable = observation.flags.writeable = False  # the cache's own: only copies leave
             cached = self._obs_cache[agent] = (observation, mask)

@@ -105,6 +105,13 @@ class ReferenceTable:
     def legal_actions(self) -> list[int]:
         return [] if self.game_over else self.engine.legal_actions(self.state)
 
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as a new int8 array over the action space, 1 where legal."""
+        flags = bytearray(self.engine.layout.size)  # filled as bytes: cheaper than numpy indexing
+        for action in self.legal_actions():
+            flags[action] = 1
+        return np.frombuffer(flags, dtype=np.int8)
+
     def apply(self, action: int, actor: str | None = None) -> RoundResult | None:
         return self.engine.apply(self.state, action, actor=actor)
 
@@ -177,11 +184,15 @@ class CompiledTable:
             self._legal = self._core.legal_actions()
         return self._legal
 
+    def legal_mask(self) -> np.ndarray:
+        return np.zeros(self.engine.layout.size, np.int8) if self.game_over else self._core.legal_mask()
+
     def apply(self, action: int, actor: str | None = None) -> RoundResult | None:
-        if action not in self.legal_actions():  # the reference words the refusal
+        try:
+            ended = self._core.apply(action)  # checks the action first, and changes nothing if illegal
+        except (ValueError, TypeError):  # the reference words the refusal
             self.engine.apply(self.state, action, actor=actor)
-            raise AssertionError(f"the reference engine accepted action {action}, which the core refuses")
-        ended = self._core.apply(action)
+            raise AssertionError(f"the reference engine accepted action {action}, which the core refuses") from None
         self._legal = None
         return None if ended is None else RoundResult(list(ended[0]), ended[1])
 

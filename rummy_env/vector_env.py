@@ -62,8 +62,16 @@ except ImportError:  # pragma: no cover - Gymnasium 1.0
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action in each row of ``mask``."""
-    return np.argmax(rng.random(mask.shape, dtype=np.float32) * mask + mask, axis=1)
+    """A uniformly random legal action in each row of ``mask`` (bool ``[N, A]``), found from
+    the legal entries alone: a few microseconds a row even with thousands of actions."""
+    rows, width = mask.shape
+    legal = np.flatnonzero(mask)  # ascending: row by row
+    counts = np.bincount(legal // width, minlength=rows)
+    if rows and not counts.all():
+        raise ValueError(f"row {int(np.argmin(counts))} of the mask has no legal action")
+    starts = np.cumsum(counts) - counts
+    picks = starts + (rng.random(rows) * counts).astype(np.int64)
+    return legal[picks] - np.arange(rows) * width
 
 
 class SeatVectorEnv(gymnasium.vector.VectorEnv):

@@ -120,3 +120,22 @@ def test_an_opponent_that_fails_leaves_the_env_to_be_reset() -> None:
         envs.step(np.argmax(infos["action_mask"], axis=1))
     obs, infos = envs.reset(seed=1)
     envs.step(np.argmax(infos["action_mask"], axis=1))
+
+
+def test_random_legal_picks_each_legal_action_of_a_row_alike() -> None:
+    from rummy_env.vector_env import random_legal
+
+    mask = np.zeros((3, 7), dtype=bool)
+    mask[0, [1, 4, 6]] = True
+    mask[1, 0] = True
+    mask[2, :] = True
+    rng = np.random.default_rng(0)
+    picks = np.stack([random_legal(rng, mask) for _ in range(6000)])
+    assert mask[np.arange(3), picks].all()
+    assert set(picks[:, 1]) == {0}
+    for row, legal in ((0, [1, 4, 6]), (2, range(7))):
+        counts = np.bincount(picks[:, row], minlength=7)[list(legal)]
+        assert counts.min() > 0.8 * 6000 / len(legal) and counts.max() < 1.2 * 6000 / len(legal)
+    mask[1, 0] = False
+    with pytest.raises(ValueError, match="row 1 of the mask has no legal action"):
+        random_legal(rng, mask)

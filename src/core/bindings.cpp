@@ -282,6 +282,17 @@ NB_MODULE(_core, m) {
         .def_prop_ro("num_actions", &rummy::Table::num_actions)
         .def_prop_ro("observation_size", &rummy::Table::observation_size)
         .def(
+            "legal_mask",
+            [](rummy::Table& self) {
+                const std::size_t size = std::size_t(self.num_actions());
+                const std::vector<int>& legal = self.legal_actions();
+                int8_t* data = new int8_t[size]();
+                for (int a : legal) data[a] = 1;
+                nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int8_t*>(p); });
+                return nb::ndarray<nb::numpy, int8_t, nb::ndim<1>>(data, {size}, owner);
+            },
+            "the legal actions as a new int8 array of num_actions, 1 where legal")
+        .def(
             "observe",
             [](const rummy::Table& self, int seat) {
                 const std::size_t size = std::size_t(self.observation_size());

@@ -158,7 +158,7 @@ void Table::play_move(State& s, int action) const {
         const bool own = tm.owner == p;
         const bool owed_wild = face == wild && s.wilds_owed > (own ? 0 : s.wilds_to_meld);
         to_table(s, face, !owed_wild);
-        tm.meld = *lay_off_place(tm.meld, face);
+        tm.meld = lay_off_place(tm.meld, face);
         tm.cards.push_back(face);
         if (owed_wild) {
             --s.wilds_owed;
@@ -195,12 +195,17 @@ std::vector<int> Table::meld_moves(const State& s, const std::vector<int>& hand,
     const int R = rules_.num_ranks, wilds = wild_card_ >= 0 ? hand[wild_card_] : 0;
     std::vector<int> moves;
     if (sets)  // a set action whose naturals are among the hand's, with no more wilds than held
-        for (int a = set_start_; a < int(rules_.layout.size()) && rules_.layout[a].kind == kMeldSetKind; ++a) {
-            const Action& act = rules_.layout[a];
-            if (act.b > wilds) continue;
-            bool held = true;
-            for (int f : act.naturals) held = held && hand[f] >= count_of(act.naturals, f);
-            if (held) moves.push_back(a);
+        for (int rank = 0; rank < int(sets_of_rank_.size()); ++rank) {
+            int held = 0;
+            for (int suit = 0; suit < rules_.num_suits; ++suit) held += hand[suit * R + rank];
+            if (!held || held + wilds < rules_.melds.set_min) continue;
+            for (int a : sets_of_rank_[std::size_t(rank)]) {
+                if (rules_.layout[std::size_t(a)].b > wilds) continue;
+                const std::array<uint8_t, 8>& need = set_need_[std::size_t(a - set_start_)];
+                bool fits = true;
+                for (int suit = 0; suit < rules_.num_suits && fits; ++suit) fits = need[std::size_t(suit)] <= hand[suit * R + rank];
+                if (fits) moves.push_back(a);
+            }
         }
     if (runs) {
         // (suit, low, high) of the runs already laid in the going down in progress
@@ -268,9 +273,9 @@ void Table::count_contract_meld(State& s, bool is_set) const {
 
 // ---------------------------------------------------------------- lay_off.py
 // The faces that may be laid off on a meld, ascending.
-std::vector<int> Table::fitting_faces(const PlacedMeld& meld) const {
+SmallList Table::fitting_faces(const PlacedMeld& meld) const {
     const int R = rules_.num_ranks;
-    std::vector<int> candidates;
+    SmallList candidates, fits;
     if (meld.is_set) {
         for (int s = 0; s < rules_.num_suits; ++s) candidates.push_back(s * R + meld.rank);
     } else {
@@ -278,53 +283,47 @@ std::vector<int> Table::fitting_faces(const PlacedMeld& meld) const {
             if (q >= 0 && q <= top_) candidates.push_back(meld.suit * R + q % R);
     }
     if (wild_card_ >= 0) candidates.push_back(wild_card_);
-    std::vector<int> fits;
+    std::sort(candidates.items.begin(), candidates.items.begin() + candidates.size);
     for (int f : candidates)
-        if (lay_off_place(meld, f)) fits.push_back(f);
-    std::sort(fits.begin(), fits.end());
-    fits.erase(std::unique(fits.begin(), fits.end()), fits.end());
+        if (lay_off_end(meld, f) && !fits.contains(f)) fits.push_back(f);
     return fits;
 }
 
-// The meld with `face` added, or none if it does not fit (LayOffFit.end): a wild, or an ace
-// that fits both ends, goes to the high end of a run when it is open.
-std::optional<PlacedMeld> Table::lay_off_place(const PlacedMeld& meld, int face) const {
+// Where `face` goes on a meld (LayOffFit.end): 1 a set, 2 a run's high end, 3 its low end, 0 it
+// does not fit. A wild, or an ace that fits both ends, goes to the high end of a run when it is open.
+int Table::lay_off_end(const PlacedMeld& meld, int face) const {
     const int R = rules_.num_ranks, size = int(meld.naturals.size()) + meld.wilds;
     const bool wild = face == wild_card_;
-    PlacedMeld out = meld;
-    if (wild)
-        ++out.wilds;
-    else
-        out.naturals.push_back(face);
     if (meld.is_set) {
-        if (rules_.melds.set_max >= 0 && size >= rules_.melds.set_max) return std::nullopt;
-        if (wild) return out;
-        if (face % R != meld.rank || face >= num_naturals_) return std::nullopt;
-        if (rules_.melds.set_distinct_suits && count_of(meld.naturals, face)) return std::nullopt;
-        return out;
+        if (rules_.melds.set_max >= 0 && size >= rules_.melds.set_max) return 0;
+        if (wild) return 1;
+        if (face % R != meld.rank || face >= num_naturals_) return 0;
+        if (rules_.melds.set_distinct_suits && count_of(meld.naturals, face)) return 0;
+        return 1;
     }
-    if (size >= R) return std::nullopt;
+    if (size >= R) return 0;
     const int low = meld.low, high = meld.high;
     const bool high_ok = high < top_ && !(high + 1 == R && low == 0);
     const bool low_ok = low > 0 && !(low - 1 == 0 && high == R);
-    bool to_high;
-    if (wild) {
-        if (!high_ok && !low_ok) return std::nullopt;
-        to_high = high_ok;
-    } else {
-        if (face >= num_naturals_ || face / R != meld.suit) return std::nullopt;
-        const int rank = face % R;
-        if (high_ok && (rank == high + 1 || (rank == 0 && high + 1 == R)))
-            to_high = true;
-        else if (low_ok && rank == low - 1)
-            to_high = false;
-        else
-            return std::nullopt;
-    }
-    if (to_high)
-        ++out.high;
+    if (wild) return high_ok ? 2 : low_ok ? 3 : 0;
+    if (face >= num_naturals_ || face / R != meld.suit) return 0;
+    const int rank = face % R;
+    if (high_ok && (rank == high + 1 || (rank == 0 && high + 1 == R))) return 2;
+    if (low_ok && rank == low - 1) return 3;
+    return 0;
+}
+
+// The meld with `face` added where lay_off_end puts it (the face fits).
+PlacedMeld Table::lay_off_place(const PlacedMeld& meld, int face) const {
+    const int end = lay_off_end(meld, face);
+    if (!end) throw std::logic_error("a lay-off that does not fit");
+    PlacedMeld out = meld;
+    if (face == wild_card_)
+        ++out.wilds;
     else
-        --out.low;
+        out.naturals.push_back(face);
+    if (end == 2) ++out.high;
+    if (end == 3) --out.low;
     return out;
 }
 
@@ -342,9 +341,9 @@ bool Table::wild_on_others_meld(const State& s, int action) const {
 }
 
 // ---------------------------------------------------------------- swap.py
-std::vector<int> Table::wild_positions(const PlacedMeld& meld) const {  // a run's places filled by wilds, low to high
+SmallList Table::wild_positions(const PlacedMeld& meld) const {  // a run's places filled by wilds, low to high
     const int R = rules_.num_ranks;
-    std::vector<int> out;
+    SmallList out;
     for (int q = meld.low; q <= meld.high; ++q) {
         bool taken = false;
         for (int f : meld.naturals) taken = taken || f % R == q % R;
@@ -543,8 +542,7 @@ bool Table::swap_then_lay_off(const State& s, int action) const {
     if (s.hand_sizes[s.current] < 3) return false;
     for (int k = 0; k < int(s.table.size()); ++k)
         if (k != slot) {
-            const std::vector<int> fits = fitting_faces(s.table[std::size_t(k)].meld);
-            if (std::find(fits.begin(), fits.end(), wild_card_) != fits.end()) return true;
+            if (lay_off_end(s.table[std::size_t(k)].meld, wild_card_)) return true;
         }
     return false;
 }
@@ -691,8 +689,7 @@ bool Table::table_has_meld_for(const State& s, int face) const {
 // (TurnSearch._placeable_when_down).
 bool Table::placeable_when_down(const State& s, int must) const {
     for (const TableMeld& tm : s.table) {
-        const std::vector<int> fits = fitting_faces(tm.meld);
-        if (std::find(fits.begin(), fits.end(), must) != fits.end()) return true;
+        if (lay_off_end(tm.meld, must)) return true;
     }
     if (rules_.play.melds_after_down) return true;  // a new meld could take it: left to the search
     if (must == wild_card_) return false;  // other lay-offs only fill sets and lengthen runs

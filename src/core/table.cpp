@@ -59,6 +59,11 @@ void Table::index_layout() {
                     if (f < 0 || f >= num_naturals_ || f % rules_.num_ranks != act.a)
                         throw std::invalid_argument("a meld set action does not fit the deck");
                 cards_used_[i] = int(act.naturals.size()) + act.b;
+                if (rules_.num_suits > 8) throw std::invalid_argument("a deck of more than 8 suits");
+                sets_of_rank_.resize(std::size_t(rules_.num_ranks));
+                sets_of_rank_[std::size_t(act.a)].push_back(i);
+                set_need_.resize(std::size_t(i - set_start_ + 1));
+                for (int f : act.naturals) ++set_need_.back()[std::size_t(f / rules_.num_ranks)];
                 break;
             case kMeldRunKind:
                 first(run_start_, i);

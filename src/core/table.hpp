@@ -6,6 +6,9 @@
 // (rummy_env/observation.py).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +84,17 @@ struct State {
     PyRandom rng;
 };
 
+// A short list of faces or positions on the stack (a meld's lay-off faces, a run's wild
+// places): the turn search asks for them at every node, where vectors cost more than the work.
+struct SmallList {
+    std::array<int, 32> items{};
+    int size = 0;
+    void push_back(int x) { items[std::size_t(size++)] = x; }
+    const int* begin() const { return items.data(); }
+    const int* end() const { return items.data() + size; }
+    bool contains(int x) const { return std::find(begin(), end(), x) != end(); }
+};
+
 struct RoundEnd {
     std::vector<int> penalties;
     bool game_over;
@@ -150,13 +164,14 @@ private:
     std::vector<int> meld_moves(const State& s, const std::vector<int>& hand, bool sets, bool runs) const;
     PlacedMeld run_from_hand(const std::vector<int>& hand, const Action& act) const;
     void count_contract_meld(State& s, bool is_set) const;
-    std::vector<int> fitting_faces(const PlacedMeld& meld) const;
-    std::optional<PlacedMeld> lay_off_place(const PlacedMeld& meld, int face) const;
+    SmallList fitting_faces(const PlacedMeld& meld) const;
+    int lay_off_end(const PlacedMeld& meld, int face) const;  // LayOffFit.end: 0 none, 1 set, 2 high, 3 low
+    PlacedMeld lay_off_place(const PlacedMeld& meld, int face) const;
     bool no_spare_wild(const State& s) const;
     bool wild_on_others_meld(const State& s, int action) const;
     std::vector<int> swap_moves(const State& s, const std::vector<int>& hand) const;
     std::vector<int> swap_faces(const State& s) const;
-    std::vector<int> wild_positions(const PlacedMeld& meld) const;
+    SmallList wild_positions(const PlacedMeld& meld) const;
 
     bool owed_wilds_placed(const State& s, int action) const;
     bool rest_makeable(const State& s, const std::vector<int>& naturals, int wilds, int sets, int runs) const;
@@ -188,6 +203,8 @@ private:
     int lay_off_start_ = -1, swap_start_ = -1;
     std::vector<int> cards_used_;  // per action: cards a meld or lay-off takes from the hand
     std::vector<int> run_ids_;     // (suit, low, high) -> run action id, or -1
+    std::vector<std::vector<int>> sets_of_rank_;  // per rank, its set action ids, ascending
+    std::vector<std::array<uint8_t, 8>> set_need_;  // per set action (from set_start_), naturals per suit
     std::vector<int> natural_values_;
     std::vector<int> copies_;  // per face, how many the deck holds
     long search_id_;           // the turn search's memo key prefix: tables of one rules share it
