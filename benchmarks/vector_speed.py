@@ -9,11 +9,12 @@ same run; and the memory a table takes.
 The loop is what a batched learner runs: ``observe(out=buffers)`` (every table's seat,
 observation and mask, written into the same buffers each time, as a learner writes into its
 rollout buffer; ``--fresh`` for new arrays at every call), one random legal action per table
-chosen with numpy, ``step(actions)``. Every table
+chosen with numpy from the mask's legal entries (``rummy_env.vector_env.random_legal``),
+``step(actions)``. Every table
 step is one live agent step. The core's own rate (observe and step, without numpy's choice
 of the actions, which runs on one thread) is reported beside it. Each configuration is measured ``--repeats`` times, interleaved
-with the reference, and the medians are reported. The backend is the batch's default: the
-compiled core where it plays the game, the reference engine otherwise (the ``backend``
+with the reference, and the medians are reported. The backend is the batch's default, the
+compiled core (``RUMMY_ENV_BACKEND=python`` measures the reference engine; the ``backend``
 column says which).
 """
 

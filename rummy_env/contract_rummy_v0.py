@@ -36,8 +36,9 @@ By default 3-4 players use one deck and one joker, 5-8 players two decks and two
 `num_decks` / `num_jokers` override that (a deal that does not fit is rejected with a
 `ValueError`). `max_table_melds` defaults to 3 per player (always enough). A round that
 reaches `max_turns_per_round` turns ends as a dead round; the episode always ends after
-deal 7 and is never truncated. `backend=None` (or `"python"`) plays on the Python engine:
-the compiled core does not play the contract games yet, and `backend="native"` is refused.
+deal 7 and is never truncated. `backend=None` plays on the compiled core; `backend="python"` (or
+`RUMMY_ENV_BACKEND=python`) on the Python reference engine, which plays identically
+(docs/architecture.md).
 
 ## Action space
 

@@ -107,8 +107,8 @@ class RummyEnv(AECEnv):
         if backend is not None and backend not in ("native", "python"):
             raise ValueError(f"backend must be 'native' or 'python', not {backend!r}")
         self.table = make_table(self.engine, self.observer, backend)
-        """The game's one table (``rummy_env.table``): the compiled core's where it plays the
-        game, unless ``backend="python"`` (or ``RUMMY_ENV_BACKEND=python``) asks for the reference."""
+        """The game's one table (``rummy_env.table``): the compiled core's, unless
+        ``backend="python"`` (or ``RUMMY_ENV_BACKEND=python``) asks for the reference."""
         self.backend: Backend = self.table.backend
         n = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -382,7 +382,7 @@ class RummyEnv(AECEnv):
     def get_state(self) -> EnvSnapshot:
         """A snapshot from which ``set_state`` continues the game identically."""
         return EnvSnapshot(
-            state=self._require_state().clone(),
+            state=self._require_table().state_copy(),
             agents=list(self.agents),
             agent_selection=self.agent_selection,
             rewards=dict(self.rewards),
@@ -395,7 +395,7 @@ class RummyEnv(AECEnv):
     def set_state(self, snapshot: EnvSnapshot) -> None:
         if not isinstance(snapshot, EnvSnapshot) or len(snapshot.state.hands) != self.rules.num_players:
             raise ValueError("set_state takes a snapshot from get_state() of an env with the same configuration")
-        self.table.set_state(snapshot.state.clone())
+        self.table.set_state(snapshot.state)
         self.agents = list(snapshot.agents)
         self.agent_selection = snapshot.agent_selection
         self.rewards = dict(snapshot.rewards)

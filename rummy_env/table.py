@@ -93,7 +93,12 @@ class ReferenceTable:
         self.state = self.engine.new_game(seed, options)
 
     def set_state(self, state: GameState) -> None:
-        self.state = state
+        """Continues from a copy of ``state`` (the caller keeps ``state``)."""
+        self.state = state.clone()
+
+    def state_copy(self) -> GameState:
+        """A copy of the game's state, the caller's own."""
+        return self.state.clone()
 
     def to_act(self) -> int:
         return self.engine.to_act(self.state)
@@ -153,7 +158,11 @@ class CompiledTable:
         self._core.reset(seed_words(seed))
         self._changed()
 
+    def state_copy(self) -> GameState:
+        return self.state  # already a new copy at every read
+
     def set_state(self, state: GameState) -> None:
+        """Continues from a copy of ``state`` (the caller keeps ``state``)."""
         self._core.set_state(core_state(state))
         self._changed()
         self._stamped = (list(state.table), state.table_stamp)

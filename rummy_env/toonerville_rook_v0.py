@@ -41,8 +41,9 @@ max_table_melds=None, max_turns_per_round=400)`. `max_buys_per_round` caps each 
 buys per round (`None`: unlimited). `max_table_melds` (meld slots) defaults to 8 per
 player. A round that reaches `max_turns_per_round` turns ends as a dead round (buy
 questions are not turns); the episode always ends after round 11 and is never truncated.
-`backend=None` (or `"python"`) plays on the Python engine: the compiled core does not play
-the contract games yet, and `backend="native"` is refused.
+`backend=None` plays on the compiled core; `backend="python"` (or
+`RUMMY_ENV_BACKEND=python`) on the Python reference engine, which plays identically
+(docs/architecture.md).
 
 ## Action space
 

@@ -30,7 +30,7 @@ PATH = Path(__file__).parent / "data" / "golden_trajectories.json"
 
 def game_digest(game: str, num_players: int, seed: int, max_steps: int = 20_000, backend: str | None = None) -> str:
     """Digest of one whole game from ``reset(seed=seed)`` (or its first ``max_steps`` steps),
-    played on ``backend`` (the env's default: the compiled core where it plays the game)."""
+    played on ``backend`` (the env's default: the compiled core)."""
     env = getattr(rummy_env, f"{game}_v0").env(num_players=num_players, backend=backend)
     env.reset(seed=seed)
     raw = env.unwrapped

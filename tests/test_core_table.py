@@ -17,7 +17,10 @@ from rummy_env.state import GameState, Phase
 
 GAMES = list(rummy_env.GAMES)
 CASES = [(game, n) for game in GAMES for n in rummy_env.GAMES[game].player_counts]
-SWEEP = [pytest.param(2, id="fast"), pytest.param(40, id="more", marks=pytest.mark.slow)]
+SWEEP = [pytest.param(2, id="fast"), pytest.param(12, id="more", marks=pytest.mark.slow)]
+"""Games per case; the slow run's 12 compare the whole state and every seat's observation at
+each step, beside the batch's million-step sweep (tests/test_vector.py), which compares the seat
+to act's view."""
 NOT_PLAYS = {ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD, ActionKind.DEEP_DRAW, ActionKind.DISCARD,
              ActionKind.BUY, ActionKind.PASS}
 

@@ -239,7 +239,7 @@ def test_a_million_random_steps_agree_on_both_backends(game: str) -> None:
             np.testing.assert_array_equal(native.final_scores[d1], python.final_scores[d2])
             total += 64
             ended += int(d1.sum())
-    assert total >= 1_000_000 and ended >= 50  # random play rarely goes out: most rounds run to the turn cap
+    assert total >= 1_000_000 and ended >= 20  # random play rarely goes out: most rounds run to the turn cap
 
 
 def test_the_core_batch_refuses_malformed_arrays() -> None:
