@@ -194,19 +194,21 @@ void Table::to_table(State& s, int face, bool placing) const {
 std::vector<int> Table::meld_moves(const State& s, const std::vector<int>& hand, bool sets, bool runs) const {
     const int R = rules_.num_ranks, wilds = wild_card_ >= 0 ? hand[wild_card_] : 0;
     std::vector<int> moves;
-    if (sets)  // a set action whose naturals are among the hand's, with no more wilds than held
-        for (int rank = 0; rank < int(sets_of_rank_.size()); ++rank) {
-            int held = 0;
-            for (int suit = 0; suit < rules_.num_suits; ++suit) held += hand[suit * R + rank];
-            if (!held || held + wilds < rules_.melds.set_min) continue;
-            for (int a : sets_of_rank_[std::size_t(rank)]) {
-                if (rules_.layout[std::size_t(a)].b > wilds) continue;
-                const std::array<uint8_t, 8>& need = set_need_[std::size_t(a - set_start_)];
-                bool fits = true;
-                for (int suit = 0; suit < rules_.num_suits && fits; ++suit) fits = need[std::size_t(suit)] <= hand[suit * R + rank];
-                if (fits) moves.push_back(a);
+    if (sets) {  // a set action whose naturals are among the hand's, with no more wilds than held
+        const SetIndex& index = *set_index_;
+        for (int rank = 0; rank < R; ++rank) {
+            int held = 0, sig = 0;
+            for (int suit = rules_.num_suits - 1; suit >= 0; --suit) {
+                const int k = hand[suit * R + rank];
+                held += k;
+                sig = sig * (index.cap + 1) + std::min(k, index.cap);
             }
+            if (!held || held + wilds < rules_.melds.set_min) continue;
+            const int base = set_start_ + rank * index.per_rank;
+            for (int k : index.offsets[std::size_t(sig * (index.max_wilds + 1) + std::min(wilds, index.max_wilds))])
+                moves.push_back(base + k);
         }
+    }
     if (runs) {
         // (suit, low, high) of the runs already laid in the going down in progress
         std::vector<const PlacedMeld*> apart;

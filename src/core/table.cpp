@@ -33,8 +33,8 @@ Table::Table(const TableRules& rules) : rules_(rules) {
     contract_ = rules.play.enabled;
     if (rules.has_wild_card) wild_card_ = num_naturals_;
     top_ = rules.num_ranks - 1 + (rules.melds.ace_high ? 1 : 0);
-    if (contract_) index_layout();
     search_id_ = rules_id(rules);
+    if (contract_) index_layout();
     solver();  // the deck and meld rules are checked here, not at the first move
 }
 
@@ -59,11 +59,6 @@ void Table::index_layout() {
                     if (f < 0 || f >= num_naturals_ || f % rules_.num_ranks != act.a)
                         throw std::invalid_argument("a meld set action does not fit the deck");
                 cards_used_[i] = int(act.naturals.size()) + act.b;
-                if (rules_.num_suits > 8) throw std::invalid_argument("a deck of more than 8 suits");
-                sets_of_rank_.resize(std::size_t(rules_.num_ranks));
-                sets_of_rank_[std::size_t(act.a)].push_back(i);
-                set_need_.resize(std::size_t(i - set_start_ + 1));
-                for (int f : act.naturals) ++set_need_.back()[std::size_t(f / rules_.num_ranks)];
                 break;
             case kMeldRunKind:
                 first(run_start_, i);
@@ -102,10 +97,55 @@ void Table::index_layout() {
     if (rules_.play.buying) check(buy_start_ >= 0 && layout[buy_start_ + 1].kind == kPassKind);
     check(set_start_ >= 0 && run_start_ >= 0);
     for (const RoundRules& r : rules_.rounds) check(r.sets >= 0 && r.runs >= 0 && r.sets + r.runs >= 1);
+    index_sets();
+}
+
+void Table::index_sets() {
+    static std::mutex lock;  // one index per rules, shared by its tables (a batch holds thousands)
+    static std::map<long, std::shared_ptr<const SetIndex>> built;
+    std::lock_guard<std::mutex> guard(lock);
+    if (auto hit = built.find(search_id_); hit != built.end()) {
+        set_index_ = hit->second;
+        return;
+    }
+    const std::vector<Action>& layout = rules_.layout;
+    const int R = rules_.num_ranks, S = rules_.num_suits;
+    int count = 0;
+    while (set_start_ + count < int(layout.size()) && layout[std::size_t(set_start_ + count)].kind == kMeldSetKind) ++count;
+    auto check = [&](bool ok) { if (!ok) throw std::invalid_argument("the meld set actions are not ActionLayout's"); };
+    check(count % R == 0 && S <= 8);
+    auto index = std::make_shared<SetIndex>();
+    index->per_rank = count / R;
+    std::vector<std::array<int, 8>> need(std::size_t(index->per_rank));  // the first rank's sets: naturals per suit
+    for (int k = 0; k < index->per_rank; ++k) {
+        for (int rank = 0; rank < R; ++rank) {  // each rank's k-th set names the same suits and wilds
+            const Action& act = layout[std::size_t(set_start_ + rank * index->per_rank + k)];
+            const Action& first = layout[std::size_t(set_start_ + k)];
+            check(act.a == rank && act.b == first.b && act.naturals.size() == first.naturals.size());
+            for (std::size_t j = 0; j < act.naturals.size(); ++j) check(act.naturals[j] - rank == first.naturals[j]);
+        }
+        const Action& first = layout[std::size_t(set_start_ + k)];
+        need[std::size_t(k)].fill(0);
+        for (int f : first.naturals) index->cap = std::max(index->cap, ++need[std::size_t(k)][std::size_t(f / R)]);
+        index->max_wilds = std::max(index->max_wilds, first.b);
+    }
+    int signatures = 1;
+    for (int s = 0; s < S; ++s) signatures *= index->cap + 1;
+    index->offsets.resize(std::size_t(signatures * (index->max_wilds + 1)));
+    for (int sig = 0; sig < signatures; ++sig)
+        for (int w = 0; w <= index->max_wilds; ++w)
+            for (int k = 0; k < index->per_rank; ++k) {
+                bool fits = layout[std::size_t(set_start_ + k)].b <= w;
+                for (int s = 0, rest = sig; s < S; ++s, rest /= index->cap + 1)
+                    fits = fits && need[std::size_t(k)][std::size_t(s)] <= rest % (index->cap + 1);
+                if (fits) index->offsets[std::size_t(sig * (index->max_wilds + 1) + w)].push_back(k);
+            }
+    set_index_ = built[search_id_] = std::move(index);
 }
 
 long Table::rules_id(const TableRules& r) {
-    // tables of the same rules share their turn search's memo entries (one memo per thread)
+    // tables of the same rules (and layout) share their turn search's memo entries (one memo per
+    // thread) and their set index
     std::vector<int> key{r.num_players, r.num_suits, r.num_ranks, r.has_wild_card, r.melds.set_min, r.melds.set_max,
                          r.melds.set_distinct_suits, r.melds.run_min, r.melds.ace_high, r.melds.all_wild_melds,
                          r.max_turns_per_round, r.play.enabled, r.play.melds_after_down,
@@ -116,6 +156,10 @@ long Table::rules_id(const TableRules& r) {
     for (const RoundRules& round : r.rounds)
         key.insert(key.end(), {round.hand_size, round.wild_rank, round.sets, round.runs, round.down_means_out,
                                round.out_by_melding});
+    for (const Action& act : r.layout) {
+        key.insert(key.end(), {act.kind, act.a, act.b, act.c, int(act.naturals.size())});
+        key.insert(key.end(), act.naturals.begin(), act.naturals.end());
+    }
     static std::mutex lock;
     static std::map<std::vector<int>, long> ids;
     std::lock_guard<std::mutex> guard(lock);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -203,8 +204,15 @@ private:
     int lay_off_start_ = -1, swap_start_ = -1;
     std::vector<int> cards_used_;  // per action: cards a meld or lay-off takes from the hand
     std::vector<int> run_ids_;     // (suit, low, high) -> run action id, or -1
-    std::vector<std::vector<int>> sets_of_rank_;  // per rank, its set action ids, ascending
-    std::vector<std::array<uint8_t, 8>> set_need_;  // per set action (from set_start_), naturals per suit
+    // Set actions: every rank lists the same sets of suits in the same order (ActionLayout), so
+    // those a hand can make are found from the rank's naturals per suit (capped at the most a
+    // set action names) and the wilds, in an index shared by the tables of one rules.
+    struct SetIndex {
+        int per_rank = 0, cap = 0, max_wilds = 0;
+        std::vector<std::vector<int>> offsets;  // per (capped counts, wilds): offsets in a rank's block
+    };
+    std::shared_ptr<const SetIndex> set_index_;
+    void index_sets();
     std::vector<int> natural_values_;
     std::vector<int> copies_;  // per face, how many the deck holds
     long search_id_;           // the turn search's memo key prefix: tables of one rules share it
