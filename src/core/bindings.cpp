@@ -39,10 +39,12 @@ void read_contract(rummy::TableRules& rules, const nb::dict& d) {
     for (std::size_t r = 0; r < sets.size(); ++r)
         rules.rounds[r].sets = sets[r], rules.rounds[r].runs = runs[r], rules.rounds[r].down_means_out = out[r],
         rules.rounds[r].out_by_melding = melding[r];
+    auto layout = std::make_shared<std::vector<rummy::Action>>();
     for (nb::handle item : nb::cast<nb::list>(d["layout"])) {
         auto [kind, a, b, c, naturals] = nb::cast<std::tuple<int, int, int, int, std::vector<int>>>(item);
-        rules.layout.push_back({kind, a, b, c, naturals});
+        layout->push_back({kind, a, b, c, naturals});
     }
+    rules.layout = std::move(layout);
     if (play.max_deep_draw < 1 || play.max_table_melds < 1 || play.max_set_action_wilds < 0 || play.wild_penalty < 0 ||
         play.max_buys_per_round < -1)
         throw std::invalid_argument("the contract play's numbers are out of range");

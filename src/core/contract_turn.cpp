@@ -33,7 +33,7 @@ std::vector<int> Table::contract_turn_legal() {
     const int size = s.hand_sizes[p];
     if (quick) {
         int least = 1 << 30, most = 0;
-        for (int a : moves) least = std::min(least, cards_used_[a]), most = std::max(most, cards_used_[a]);
+        for (int a : moves) least = std::min(least, layout_->cards_used[a]), most = std::max(most, layout_->cards_used[a]);
         if (least && size - most >= 2) {
             actions.insert(actions.end(), moves.begin(), moves.end());
             return actions;  // no swap, and every move leaves 2+ cards
@@ -51,13 +51,13 @@ std::vector<int> Table::contract_turn_legal() {
             continue;
         }
         if (quick) {
-            const int used = cards_used_[action];
+            const int used = layout_->cards_used[action];
             if (used ? (size - used >= 2 || size == used) : swap_then_lay_off(s, action)) {
                 actions.push_back(action);
                 continue;
             }
         } else if (going_down) {
-            const int verdict = cards_used_[action] ? verdicts[k] : swap_then_go_down(s, action);
+            const int verdict = layout_->cards_used[action] ? verdicts[k] : swap_then_go_down(s, action);
             if (verdict >= 0) {
                 if (verdict) actions.push_back(action);
                 continue;
@@ -132,7 +132,7 @@ std::vector<int> Table::play_moves(const State& s) const {
 
 // A meld, lay-off or swap, without ending the round (the caller does that).
 void Table::play_move(State& s, int action) const {
-    const Action& act = rules_.layout[std::size_t(action)];
+    const Action& act = layout_->actions[std::size_t(action)];
     const int p = s.current, wild = wild_card_;
     if (act.kind == kMeldSetKind || act.kind == kMeldRunKind) {
         PlacedMeld meld;
@@ -195,7 +195,7 @@ std::vector<int> Table::meld_moves(const State& s, const std::vector<int>& hand,
     const int R = rules_.num_ranks, wilds = wild_card_ >= 0 ? hand[wild_card_] : 0;
     std::vector<int> moves;
     if (sets) {  // a set action whose naturals are among the hand's, with no more wilds than held
-        const SetIndex& index = *set_index_;
+        const SetIndex& index = layout_->sets;
         for (int rank = 0; rank < R; ++rank) {
             int held = 0, sig = 0;
             for (int suit = rules_.num_suits - 1; suit >= 0; --suit) {
@@ -231,7 +231,7 @@ std::vector<int> Table::meld_moves(const State& s, const std::vector<int>& hand,
                     else
                         ++missing;
                     if (missing > usable) break;
-                    const int action = run_ids_[std::size_t((suit * P + low) * P + high)];
+                    const int action = layout_->run_ids[std::size_t((suit * P + low) * P + high)];
                     if (action < 0 || !naturals) continue;
                     bool joins = false;
                     for (const PlacedMeld* m : apart)
@@ -338,7 +338,7 @@ bool Table::no_spare_wild(const State& s) const {
 
 // Whether the lay-off `action` puts a wild on a meld another player laid.
 bool Table::wild_on_others_meld(const State& s, int action) const {
-    const Action& act = rules_.layout[std::size_t(action)];
+    const Action& act = layout_->actions[std::size_t(action)];
     return act.a == wild_card_ && s.table[std::size_t(act.b)].owner != s.current;
 }
 
@@ -390,7 +390,7 @@ std::vector<int> Table::swap_faces(const State& s) const {
 // A quick sufficient test for a meld or lay-off by a player who owes wilds taken back by
 // swaps, where sets have no maximum (TurnSearch.owed_wilds_placed).
 bool Table::owed_wilds_placed(const State& s, int action) const {
-    const Action& act = rules_.layout[std::size_t(action)];
+    const Action& act = layout_->actions[std::size_t(action)];
     const int p = s.current, wild = wild_card_;
     const MeldRules& mr = rules_.melds;
     std::vector<int> naturals;
@@ -462,7 +462,7 @@ int Table::swap_then_go_down(const State& s, int action) const {
     if (s.phase != kPlay) return -1;
     const int sets = spec.sets, runs = spec.runs;
     if (int(s.table.size()) + sets + runs > rules_.play.max_table_melds) return 0;
-    const int face = rules_.layout[std::size_t(action)].a;
+    const int face = layout_->actions[std::size_t(action)].a;
     auto [counts, wilds] = split_wilds(s.hands[p]);
     --counts[std::size_t(face)];
     const int spare = s.hand_sizes[p] - mr.set_min * sets - mr.run_min * runs;
@@ -495,12 +495,12 @@ std::vector<int> Table::plain_meld_verdicts(const State& s, int sets_left, int r
     const std::vector<int>& hand = s.hands[p];
     std::vector<Meld> melds;
     for (int k = 0; k < int(moves.size()); ++k) {
-        const Action& act = rules_.layout[std::size_t(moves[k])];
+        const Action& act = layout_->actions[std::size_t(moves[k])];
         if (act.kind == kMeldSetKind) {
-            melds.push_back({cards_used_[moves[k]], moves[k], k, act.naturals, act.b, true, act.a, -1, -1});
+            melds.push_back({layout_->cards_used[moves[k]], moves[k], k, act.naturals, act.b, true, act.a, -1, -1});
         } else if (act.kind == kMeldRunKind) {
             PlacedMeld m = run_from_hand(hand, act);
-            melds.push_back({cards_used_[moves[k]], moves[k], k, m.naturals, m.wilds, false, act.a, act.b, act.c});
+            melds.push_back({layout_->cards_used[moves[k]], moves[k], k, m.naturals, m.wilds, false, act.a, act.b, act.c});
         }
     }
     std::sort(melds.begin(), melds.end(),
@@ -540,7 +540,7 @@ std::vector<int> Table::plain_meld_verdicts(const State& s, int sets_left, int r
 // Whether, after the swap `action` by a player down with no obligation open, the wild taken
 // can be laid off on another meld leaving 2+ cards (then discard one).
 bool Table::swap_then_lay_off(const State& s, int action) const {
-    const int slot = rules_.layout[std::size_t(action)].b;
+    const int slot = layout_->actions[std::size_t(action)].b;
     if (s.hand_sizes[s.current] < 3) return false;
     for (int k = 0; k < int(s.table.size()); ++k)
         if (k != slot) {
@@ -642,7 +642,7 @@ bool Table::going_down_ends(const State& s, int size, bool taken_blocked, int se
 }
 
 bool Table::move_plays(int action, int face) const {
-    const Action& act = rules_.layout[std::size_t(action)];
+    const Action& act = layout_->actions[std::size_t(action)];
     const int R = rules_.num_ranks;
     if (act.kind == kMeldSetKind) return count_of(act.naturals, face) || (face == wild_card_ && act.b > 0);
     if (act.kind == kMeldRunKind) {

@@ -34,41 +34,53 @@ Table::Table(const TableRules& rules) : rules_(rules) {
     if (rules.has_wild_card) wild_card_ = num_naturals_;
     top_ = rules.num_ranks - 1 + (rules.melds.ace_high ? 1 : 0);
     search_id_ = rules_id(rules);
-    if (contract_) index_layout();
+    if (contract_) {
+        static std::mutex lock;  // one layout index per rules, shared by its tables
+        static std::map<long, std::shared_ptr<const LayoutIndex>> built;
+        std::lock_guard<std::mutex> guard(lock);
+        auto hit = built.find(search_id_);
+        layout_ = hit != built.end() ? hit->second : (built[search_id_] = build_layout());
+        buy_start_ = layout_->buy_start, deep_start_ = layout_->deep_start, discard_start_ = layout_->discard_start;
+        set_start_ = layout_->set_start, run_start_ = layout_->run_start, lay_off_start_ = layout_->lay_off_start;
+        swap_start_ = layout_->swap_start;
+    }
     solver();  // the deck and meld rules are checked here, not at the first move
 }
 
-void Table::index_layout() {
-    const std::vector<Action>& layout = rules_.layout;
+std::shared_ptr<const Table::LayoutIndex> Table::build_layout() const {
+    auto built = std::make_shared<LayoutIndex>();
+    LayoutIndex& x = *built;
+    if (!rules_.layout) throw std::invalid_argument("a contract game needs its action layout");
+    x.actions = *rules_.layout;
+    const std::vector<Action>& layout = x.actions;
     const int P = top_ + 1;
-    run_ids_.assign(std::size_t(num_faces_ / std::max(1, rules_.num_ranks) + 1) * P * P, -1);
-    cards_used_.assign(layout.size(), 0);
-    discard_start_ = -1;
+    x.run_ids.assign(std::size_t(rules_.num_suits) * P * P, -1);
+    x.cards_used.assign(layout.size(), 0);
     auto first = [&](int& start, int i) { if (start < 0) start = i; };
     for (int i = 0; i < int(layout.size()); ++i) {
         const Action& act = layout[i];
         switch (act.kind) {
-            case kBuyKind: first(buy_start_, i); break;
-            case kDeepDrawKind: first(deep_start_, i); break;
-            case kDiscardKind: first(discard_start_, i); break;
+            case kBuyKind: first(x.buy_start, i); break;
+            case kDeepDrawKind: first(x.deep_start, i); break;
+            case kDiscardKind: first(x.discard_start, i); break;
             case kMeldSetKind:
-                first(set_start_, i);
+                first(x.set_start, i);
                 if (act.a < 0 || act.a >= rules_.num_ranks || act.b < 0 || act.naturals.empty())
                     throw std::invalid_argument("a meld set action does not fit the deck");
                 for (int f : act.naturals)
                     if (f < 0 || f >= num_naturals_ || f % rules_.num_ranks != act.a)
                         throw std::invalid_argument("a meld set action does not fit the deck");
-                cards_used_[i] = int(act.naturals.size()) + act.b;
+                x.cards_used[i] = int(act.naturals.size()) + act.b;
                 break;
             case kMeldRunKind:
-                first(run_start_, i);
+                first(x.run_start, i);
                 if (act.a < 0 || act.a >= rules_.num_suits || act.b < 0 || act.c < act.b || act.c > top_)
                     throw std::invalid_argument("a meld run action does not fit the deck");
-                run_ids_[std::size_t((act.a * P + act.b) * P + act.c)] = i;
-                cards_used_[i] = act.c - act.b + 1;
+                x.run_ids[std::size_t((act.a * P + act.b) * P + act.c)] = i;
+                x.cards_used[i] = act.c - act.b + 1;
                 break;
-            case kLayOffKind: first(lay_off_start_, i); cards_used_[i] = 1; break;
-            case kSwapKind: first(swap_start_, i); break;
+            case kLayOffKind: first(x.lay_off_start, i); x.cards_used[i] = 1; break;
+            case kSwapKind: first(x.swap_start, i); break;
             case kDrawStockKind: case kDrawDiscardKind: case kPassKind: break;
             default: throw std::invalid_argument("an action kind the core does not know");
         }
@@ -76,45 +88,42 @@ void Table::index_layout() {
     // the layout's fixed arithmetic (ActionLayout.discard, lay_off, swap, deep_draw) is relied on
     auto check = [&](bool ok) { if (!ok) throw std::invalid_argument("the action layout is not ActionLayout's"); };
     check(layout.size() >= 2 && layout[0].kind == kDrawStockKind && layout[1].kind == kDrawDiscardKind);
-    check(discard_start_ >= 2 && discard_start_ + num_faces_ <= int(layout.size()));
-    for (int f = 0; f < num_faces_; ++f) check(layout[discard_start_ + f].kind == kDiscardKind && layout[discard_start_ + f].a == f);
+    check(x.discard_start >= 2 && x.discard_start + num_faces_ <= int(layout.size()));
+    for (int f = 0; f < num_faces_; ++f)
+        check(layout[x.discard_start + f].kind == kDiscardKind && layout[x.discard_start + f].a == f);
     const int M = rules_.play.max_table_melds;
-    check(M >= 1 && lay_off_start_ >= 0 && lay_off_start_ + M * num_faces_ <= int(layout.size()));
+    check(M >= 1 && x.lay_off_start >= 0 && x.lay_off_start + M * num_faces_ <= int(layout.size()));
     for (int k = 0; k < M * num_faces_; ++k) {
-        const Action& act = layout[lay_off_start_ + k];
+        const Action& act = layout[x.lay_off_start + k];
         check(act.kind == kLayOffKind && act.a == k % num_faces_ && act.b == k / num_faces_);
     }
-    if (swap_start_ >= 0) {
-        check(swap_start_ + M * num_naturals_ <= int(layout.size()) && wild_card_ >= 0);
+    if (x.swap_start >= 0) {
+        check(x.swap_start + M * num_naturals_ <= int(layout.size()) && wild_card_ >= 0);
         for (int k = 0; k < M * num_naturals_; ++k) {
-            const Action& act = layout[swap_start_ + k];
+            const Action& act = layout[x.swap_start + k];
             check(act.kind == kSwapKind && act.a == k % num_naturals_ && act.b == k / num_naturals_);
         }
     }
     if (rules_.play.max_deep_draw >= 2)
         for (int d = 2; d <= rules_.play.max_deep_draw; ++d)
-            check(deep_start_ >= 0 && layout[deep_start_ + d - 2].kind == kDeepDrawKind && layout[deep_start_ + d - 2].a == d);
-    if (rules_.play.buying) check(buy_start_ >= 0 && layout[buy_start_ + 1].kind == kPassKind);
-    check(set_start_ >= 0 && run_start_ >= 0);
+            check(x.deep_start >= 0 && layout[x.deep_start + d - 2].kind == kDeepDrawKind &&
+                  layout[x.deep_start + d - 2].a == d);
+    if (rules_.play.buying) check(x.buy_start >= 0 && layout[x.buy_start + 1].kind == kPassKind);
+    check(x.set_start >= 0 && x.run_start >= 0);
     for (const RoundRules& r : rules_.rounds) check(r.sets >= 0 && r.runs >= 0 && r.sets + r.runs >= 1);
-    index_sets();
+    index_sets(x);
+    return built;
 }
 
-void Table::index_sets() {
-    static std::mutex lock;  // one index per rules, shared by its tables (a batch holds thousands)
-    static std::map<long, std::shared_ptr<const SetIndex>> built;
-    std::lock_guard<std::mutex> guard(lock);
-    if (auto hit = built.find(search_id_); hit != built.end()) {
-        set_index_ = hit->second;
-        return;
-    }
-    const std::vector<Action>& layout = rules_.layout;
+void Table::index_sets(LayoutIndex& x) const {
+    const std::vector<Action>& layout = x.actions;
+    const int set_start_ = x.set_start;
     const int R = rules_.num_ranks, S = rules_.num_suits;
     int count = 0;
     while (set_start_ + count < int(layout.size()) && layout[std::size_t(set_start_ + count)].kind == kMeldSetKind) ++count;
     auto check = [&](bool ok) { if (!ok) throw std::invalid_argument("the meld set actions are not ActionLayout's"); };
     check(count % R == 0 && S <= 8);
-    auto index = std::make_shared<SetIndex>();
+    SetIndex* index = &x.sets;
     index->per_rank = count / R;
     std::vector<std::array<int, 8>> need(std::size_t(index->per_rank));  // the first rank's sets: naturals per suit
     for (int k = 0; k < index->per_rank; ++k) {
@@ -140,7 +149,6 @@ void Table::index_sets() {
                     fits = fits && need[std::size_t(k)][std::size_t(s)] <= rest % (index->cap + 1);
                 if (fits) index->offsets[std::size_t(sig * (index->max_wilds + 1) + w)].push_back(k);
             }
-    set_index_ = built[search_id_] = std::move(index);
 }
 
 long Table::rules_id(const TableRules& r) {
@@ -151,12 +159,13 @@ long Table::rules_id(const TableRules& r) {
                          r.max_turns_per_round, r.play.enabled, r.play.melds_after_down,
                          r.play.swap_needs_earlier_down, r.play.max_deep_draw, r.play.max_table_melds,
                          r.play.wild_penalty, r.play.contract_runs_apart, r.play.max_set_action_wilds, r.play.buying,
-                         r.play.max_buys_per_round, int(r.layout.size())};
+                         r.play.max_buys_per_round};
     key.insert(key.end(), r.cards.begin(), r.cards.end());
     for (const RoundRules& round : r.rounds)
         key.insert(key.end(), {round.hand_size, round.wild_rank, round.sets, round.runs, round.down_means_out,
                                round.out_by_melding});
-    for (const Action& act : r.layout) {
+    static const std::vector<Action> no_layout;
+    for (const Action& act : r.layout ? *r.layout : no_layout) {
         key.insert(key.end(), {act.kind, act.a, act.b, act.c, int(act.naturals.size())});
         key.insert(key.end(), act.naturals.begin(), act.naturals.end());
     }
@@ -367,7 +376,7 @@ std::optional<RoundEnd> Table::apply(int action) {
         }
         return go_out(action - 2 - num_faces_);
     }
-    const Action& act = rules_.layout[std::size_t(action)];
+    const Action& act = layout_->actions[std::size_t(action)];
     switch (act.kind) {
         case kDrawStockKind: return rules_.play.buying ? ask_buyer(state_.current) : draw_stock();
         case kDrawDiscardKind: take_from_discard(state_, 1); return std::nullopt;
