@@ -16,11 +16,15 @@ from rummy_env.table import compiled_table, table_arguments
 from rummy_env.state import GameState, Phase
 
 GAMES = list(rummy_env.GAMES)
-CASES = [(game, n) for game in GAMES for n in rummy_env.GAMES[game].player_counts]
-SWEEP = [pytest.param(2, id="fast"), pytest.param(12, id="more", marks=pytest.mark.slow)]
+SWEEP = [2, 12]
 """Games per case; the slow run's 12 compare the whole state and every seat's observation at
 each step, beside the batch's million-step sweep (tests/test_vector.py), which compares the seat
 to act's view."""
+CASES = [pytest.param(game, n, games, id=f"{game}-{n}-{games}", marks=[pytest.mark.slow] if slow else [])
+         for game in GAMES for n in rummy_env.GAMES[game].player_counts
+         for games, slow in ((SWEEP[0], False), (SWEEP[1], True))
+         if slow or n in rummy_env.GAMES[game].player_counts[::len(rummy_env.GAMES[game].player_counts) - 1]]
+"""Each game's fewest and most players in the fast suite, every count in the slow one."""
 NOT_PLAYS = {ActionKind.DRAW_STOCK, ActionKind.DRAW_DISCARD, ActionKind.DEEP_DRAW, ActionKind.DISCARD,
              ActionKind.BUY, ActionKind.PASS}
 
@@ -40,8 +44,7 @@ def python_state(state: GameState) -> dict:
             "wilds_to_meld": state.wilds_to_meld, "asked": state.asked}
 
 
-@pytest.mark.parametrize("games", SWEEP)
-@pytest.mark.parametrize("game, n", CASES)
+@pytest.mark.parametrize("game, n, games", CASES)
 def test_a_compiled_table_plays_every_step_as_the_python_engine(game: str, n: int, games: int):
     spec = rummy_env.GAMES[game]
     went_out = reshuffles = 0
