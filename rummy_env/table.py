@@ -149,7 +149,7 @@ class CompiledTable:
         if not self._dealt:
             return None
         if self._read is None:
-            state = game_state(self._core.state(), self.engine.rules, self._melds)
+            state = game_state(self._core.state(), self._melds)
             last_table, stamp = self._stamped  # the stamp changes with the table only
             if last_table is not None and len(last_table) == len(state.table) and all(
                     a is b for a, b in zip(last_table, state.table)):
@@ -241,7 +241,7 @@ def core_state(state: GameState) -> dict[str, Any]:
             "asked": state.asked}
 
 
-def game_state(core: Mapping[str, Any], rules: GameRules, melds: dict[tuple, TableMeld] | None = None) -> GameState:
+def game_state(core: Mapping[str, Any], melds: dict[tuple, TableMeld] | None = None) -> GameState:
     """The core's state (``_core.Table.state()``) as the engine's ``GameState``; ``melds``
     (the core's terms of a meld to its ``TableMeld``) reuses the melds already read out."""
     rng = random.Random.__new__(random.Random)  # unseeded: no OS entropy read

@@ -112,6 +112,9 @@ def test_a_layout_that_is_not_the_games_is_refused():
             _core.Table(**{**arguments, "contract": {**arguments["contract"], "layout": bad}})
     with pytest.raises(ValueError, match="one entry per round"):
         _core.Table(**{**arguments, "contract": {**arguments["contract"], "sets": [2]}})
+    for field, value in (("max_deep_draw", 10**6), ("max_table_melds", 2**30), ("buying", True)):
+        with pytest.raises(ValueError, match="action layout"):  # numbers the layout does not hold
+            _core.Table(**{**arguments, "contract": {**arguments["contract"], field: value}})
     assert _core.Table(**arguments).num_actions == len(layout)
 
 

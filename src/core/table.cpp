@@ -92,7 +92,8 @@ std::shared_ptr<const Table::LayoutIndex> Table::build_layout() const {
     for (int f = 0; f < num_faces_; ++f)
         check(layout[x.discard_start + f].kind == kDiscardKind && layout[x.discard_start + f].a == f);
     const int M = rules_.play.max_table_melds;
-    check(M >= 1 && x.lay_off_start >= 0 && x.lay_off_start + M * num_faces_ <= int(layout.size()));
+    check(M >= 1 && M <= int(layout.size()) && x.lay_off_start >= 0 &&
+          x.lay_off_start + M * num_faces_ <= int(layout.size()));
     for (int k = 0; k < M * num_faces_; ++k) {
         const Action& act = layout[x.lay_off_start + k];
         check(act.kind == kLayOffKind && act.a == k % num_faces_ && act.b == k / num_faces_);
@@ -104,11 +105,14 @@ std::shared_ptr<const Table::LayoutIndex> Table::build_layout() const {
             check(act.kind == kSwapKind && act.a == k % num_naturals_ && act.b == k / num_naturals_);
         }
     }
-    if (rules_.play.max_deep_draw >= 2)
+    if (rules_.play.max_deep_draw >= 2) {
+        check(x.deep_start >= 0 && rules_.play.max_deep_draw <= int(layout.size()) &&
+              x.deep_start + rules_.play.max_deep_draw - 2 < int(layout.size()));
         for (int d = 2; d <= rules_.play.max_deep_draw; ++d)
-            check(x.deep_start >= 0 && layout[x.deep_start + d - 2].kind == kDeepDrawKind &&
-                  layout[x.deep_start + d - 2].a == d);
-    if (rules_.play.buying) check(x.buy_start >= 0 && layout[x.buy_start + 1].kind == kPassKind);
+            check(layout[x.deep_start + d - 2].kind == kDeepDrawKind && layout[x.deep_start + d - 2].a == d);
+    }
+    if (rules_.play.buying)
+        check(x.buy_start >= 0 && x.buy_start + 1 < int(layout.size()) && layout[x.buy_start + 1].kind == kPassKind);
     check(x.set_start >= 0 && x.run_start >= 0);
     for (const RoundRules& r : rules_.rounds) check(r.sets >= 0 && r.runs >= 0 && r.sets + r.runs >= 1);
     index_sets(x);

@@ -1,9 +1,9 @@
 // One table of any game in C++: the rules as data, the game state, and the rule components of
 // rummy_env/rules/ with the Python engine's legal actions and effects, step for step. This
 // file and table.cpp: dealing, drawing, the discard, Three-Thirteen's going out, rounds and
-// scoring; contract_turn.cpp: a contract game's melds, lay-offs, swaps and its turn search;
-// contract_draw.cpp: deep draws and buying; observe.cpp: the Observer's parts
-// (rummy_env/observation.py).
+// scoring; contract_turn.cpp: a contract game's melds, lay-offs and swaps; turn_search.cpp: the
+// look-ahead that keeps each offered move finishable; contract_draw.cpp: deep draws and buying;
+// observe.cpp: the Observer's parts (rummy_env/observation.py).
 #pragma once
 
 #include <algorithm>
@@ -153,8 +153,8 @@ private:
     int next_buyer(int after) const;
     std::optional<RoundEnd> buy();
 
-    // ---- contract_turn.cpp: rules/contract_turn.py, turn_moves.py, melding.py, lay_off.py,
-    // swap.py and turn_search.py, each function as its Python namesake
+    // ---- contract_turn.cpp: rules/contract_turn.py, turn_moves.py, melding.py, lay_off.py and
+    // swap.py; turn_search.cpp: rules/turn_search.py; each function as its Python namesake
     bool is_down(const State& s, int seat) const { return s.down_turn[seat] >= 0; }
     const RoundRules& round_rules(const State& s) const { return rules_.rounds[s.round]; }
     std::vector<int> contract_turn_legal();
