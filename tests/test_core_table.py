@@ -16,8 +16,8 @@ from rummy_env.table import compiled_table, table_arguments
 from rummy_env.state import GameState, Phase
 
 GAMES = list(rummy_env.GAMES)
-SWEEP = [2, 12]
-"""Games per case; the slow run's 12 compare the whole state and every seat's observation at
+SWEEP = [2, 4]
+"""Games per case; the slow run's 4 compare the whole state and every seat's observation at
 each step, beside the batch's million-step sweep (tests/test_vector.py), which compares the seat
 to act's view."""
 CASES = [pytest.param(game, n, games, id=f"{game}-{n}-{games}", marks=[pytest.mark.slow] if slow else [])
