@@ -41,7 +41,7 @@ Table::Table(const TableRules& rules) : rules_(rules) {
         auto hit = built.find(search_id_);
         layout_ = hit != built.end() ? hit->second : (built[search_id_] = build_layout());
         buy_start_ = layout_->buy_start, deep_start_ = layout_->deep_start, discard_start_ = layout_->discard_start;
-        set_start_ = layout_->set_start, run_start_ = layout_->run_start, lay_off_start_ = layout_->lay_off_start;
+        set_start_ = layout_->set_start, lay_off_start_ = layout_->lay_off_start;
         swap_start_ = layout_->swap_start;
     }
     solver();  // the deck and meld rules are checked here, not at the first move

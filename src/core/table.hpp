@@ -201,7 +201,7 @@ private:
     TableRules rules_;
     bool contract_;
     int num_faces_, num_naturals_, wild_card_ = -1, top_ = 0;
-    int buy_start_ = -1, deep_start_ = -1, discard_start_ = 2, set_start_ = -1, run_start_ = -1;
+    int buy_start_ = -1, deep_start_ = -1, discard_start_ = 2, set_start_ = -1;
     int lay_off_start_ = -1, swap_start_ = -1;
     // The action layout and what is derived from it, built once per rules and shared by its
     // tables (a batch holds thousands; Toonerville Rook's layout alone is 6,587 actions).
