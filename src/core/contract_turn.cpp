@@ -8,9 +8,6 @@
 
 namespace rummy {
 
-namespace {
-int count_of(const std::vector<int>& v, int x) { return int(std::count(v.begin(), v.end(), x)); }
-}  // namespace
 
 // ---------------------------------------------------------------- contract_turn.py
 std::vector<int> Table::contract_turn_legal() {

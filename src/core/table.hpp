@@ -98,6 +98,9 @@ struct SmallList {
     bool contains(int x) const { return std::find(begin(), end(), x) != end(); }
 };
 
+// How many times x occurs in v (a meld's or a set action's naturals).
+inline int count_of(const std::vector<int>& v, int x) { return int(std::count(v.begin(), v.end(), x)); }
+
 struct RoundEnd {
     std::vector<int> penalties;
     bool game_over;

@@ -12,8 +12,6 @@ namespace rummy {
 
 namespace {
 constexpr std::size_t kSearchMemoLimit = 1 << 16;  // melding.SEARCH_MEMO_LIMIT
-
-int count_of(const std::vector<int>& v, int x) { return int(std::count(v.begin(), v.end(), x)); }
 }  // namespace
 
 // ---------------------------------------------------------------- turn_search.py
