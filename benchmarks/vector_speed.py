@@ -9,11 +9,12 @@ same run; and the memory a table takes.
 The loop is what a batched learner runs: ``observe(out=buffers)`` (every table's seat,
 observation and mask, written into the same buffers each time, as a learner writes into its
 rollout buffer; ``--fresh`` for new arrays at every call), one random legal action per table
-chosen with numpy from the mask's legal entries (``rummy_env.vector_env.random_legal``),
-``step(actions)``. Every table
-step is one live agent step. The core's own rate (observe and step, without numpy's choice
-of the actions, which runs on one thread) is reported beside it. Each configuration is measured ``--repeats`` times, interleaved
-with the reference, and the medians are reported. The backend is the batch's default, the
+chosen with numpy from the mask's legal entries (``rummy_env.vector_env.random_legal``, on
+as many threads as the batch), ``step(actions)``. Every table step is one live agent step.
+The core's own rate (observe and step, without numpy's choice of the actions) is reported
+beside it. Each repeat runs the reference and then every thread count in turn, so that the
+thread counts' ratio is taken within a repeat (the "paired" columns, the median over
+repeats); the other figures are medians over repeats. The backend is the batch's default, the
 compiled core (``RUMMY_ENV_BACKEND=python`` measures the reference engine; the ``backend``
 column says which).
 """
@@ -49,7 +50,7 @@ def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, r
         t0 = time.perf_counter()
         mask = tables.observe(out=out).mask
         t1 = time.perf_counter()
-        actions = random_legal(rng, mask)
+        actions = random_legal(rng, mask, tables.num_threads)
         t2 = time.perf_counter()
         tables.step(actions)
         t3 = time.perf_counter()
@@ -118,29 +119,32 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(0)
     rows, refs = [], []
     for game in args.games:
-        for threads in args.threads:
-            tables = vector.make(game, args.tables, num_players=args.players, seed=0, num_threads=threads)
-            samples = []
-            for _ in range(args.repeats):
-                refs.append(run_reference(reference, pyspiel, rng, args.seconds, None).steps_per_second)
-                samples.append(run_batch(tables, rng, args.seconds, not args.fresh))
+        batches = {threads: vector.make(game, args.tables, num_players=args.players, seed=0, num_threads=threads)
+                   for threads in args.threads}
+        samples: dict[int, list] = {threads: [] for threads in args.threads}
+        for _ in range(args.repeats):  # the thread counts in turn, so that each repeat pairs them
+            refs.append(run_reference(reference, pyspiel, rng, args.seconds, None).steps_per_second)
+            for threads, tables in batches.items():
+                samples[threads].append(run_batch(tables, rng, args.seconds, not args.fresh))
+        for threads, tables in batches.items():
+            runs = samples[threads]
             row = {"game": game, "players": args.players, "backend": tables.backend, "threads": threads,
-                   "tables": args.tables, "fresh_arrays": args.fresh, "samples": samples,
-                   **{k: statistics.median(s[k] for s in samples) for k in samples[0]}}
+                   "tables": args.tables, "fresh_arrays": args.fresh, "samples": runs,
+                   **{k: statistics.median(s[k] for s in runs) for k in runs[0]}}
+            base = samples[args.threads[0]]  # each repeat's ratio to the first thread count's run beside it
+            for key in ("steps_per_second", "core_steps_per_second"):
+                row[f"paired_{key}_ratio"] = statistics.median(s[key] / b[key] for s, b in zip(runs, base))
             rows.append(row)
             print(f"{game:22s} {tables.backend:6s} {threads} thread(s): {row['steps_per_second']:11,.0f} steps/s "
                   f"(in the core {row['core_steps_per_second']:,.0f}; CPU share {row['cpu_share']:.2f})", flush=True)
     ref = statistics.median(refs)
     print(f"\nopen_spiel {REFERENCE_GAME} (2p), observation + mask: {ref:,.0f} steps/s (median of {len(refs)})")
-    print("\n| game | backend | threads | steps/s | x OpenSpiel gin | x one thread | in the core, steps/s "
-          "| x one thread |\n|---|---|---:|---:|---:|---:|---:|---:|")
-    one = {r["game"]: r for r in rows if r["threads"] == 1}
+    print(f"\n| game | backend | threads | steps/s | x OpenSpiel gin | x {args.threads[0]} thread(s), paired | "
+          "in the core, steps/s | x, paired |\n|---|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        base = one.get(r["game"])
-        scale = f"{r['steps_per_second'] / base['steps_per_second']:.2f}" if base else "-"
-        core = f"{r['core_steps_per_second'] / base['core_steps_per_second']:.2f}" if base else "-"
         print(f"| {r['game']} | {r['backend']} | {r['threads']} | {r['steps_per_second']:,.0f} | "
-              f"{r['steps_per_second'] / ref:.1f} | {scale} | {r['core_steps_per_second']:,.0f} | {core} |")
+              f"{r['steps_per_second'] / ref:.1f} | {r['paired_steps_per_second_ratio']:.2f} | "
+              f"{r['core_steps_per_second']:,.0f} | {r['paired_core_steps_per_second_ratio']:.2f} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"reference_steps_per_second": ref, "reference_samples": refs, "results": rows}, f, indent=2)

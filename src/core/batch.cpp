@@ -1,6 +1,7 @@
 #include "batch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 namespace rummy {
@@ -36,16 +37,19 @@ void Batch::observe(int32_t* seats, float* obs, bool* mask) {
 
 int Batch::step(const int64_t* actions, const bool* active, const uint64_t* next_seeds, float* rewards, bool* done,
                 int32_t* final_scores) {
-    // nothing changes unless every action is legal; the legal actions are known after an
-    // observe(), so checking is a search per table, cheaper here than a round of the pool
-    const bool known = std::all_of(tables_.begin(), tables_.end(), [](const Table& t) { return t.legal_actions_known(); });
-    if (!known) pool_->run(size(), [&](int i) { tables_[std::size_t(i)].legal_actions(); });
-    for (int i = 0; i < size(); ++i) {
-        if (active && !active[i]) continue;
+    // nothing changes unless every action is legal: one round of the pool checks every table
+    // (computing its legal actions if no observe() has), and the first illegal one is named
+    std::atomic<int> first_illegal{size()};
+    pool_->run(size(), [&](int i) {
+        if (active && !active[i]) return;
         const std::vector<int>& legal = tables_[std::size_t(i)].legal_actions();
         const int64_t a = actions[i];
-        if (a < 0 || a > 0x7FFFFFFF || !std::binary_search(legal.begin(), legal.end(), int(a))) return i;
-    }
+        if (a >= 0 && a <= 0x7FFFFFFF && std::binary_search(legal.begin(), legal.end(), int(a))) return;
+        int seen = first_illegal.load();
+        while (i < seen && !first_illegal.compare_exchange_weak(seen, i)) {
+        }
+    });
+    if (first_illegal.load() < size()) return first_illegal.load();
     const int n = num_players_;
     pool_->run(size(), [&](int i) {
         Table& t = tables_[std::size_t(i)];

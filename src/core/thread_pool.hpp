@@ -1,5 +1,5 @@
 // A fixed pool of worker threads that runs one indexed job at a time (EnvPool style): the
-// caller's thread works too, items are handed out in chunks from an atomic counter, and the
+// caller's thread works too, each thread takes the same block of the items at every call, and the
 // first exception of any item is rethrown to the caller once every thread has stopped. A
 // worker spins for a while after a job before it sleeps: a batched loop calls again within
 // a fraction of a millisecond, and waking a sleeping thread costs about as long.
@@ -21,7 +21,7 @@ class ThreadPool {
 public:
     explicit ThreadPool(int threads) {
         try {
-            for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { work_loop(); });
+            for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work_loop(t); });
         } catch (...) {  // a thread that could not start: stop those that did, then report it
             stop_all();
             throw;
@@ -44,16 +44,18 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             job_ = &fn;
             size_ = n;
-            chunk_ = std::max(1, n / (threads() * 8));
-            next_.store(0);
             error_ = nullptr;
             busy_ = int(workers_.size());
             generation_.fetch_add(1);
         }
         wake_.notify_all();
-        do_items();
+        do_items(0);
+        // the workers finish within moments of the caller: waiting on the condition alone
+        // would add a wake-up (tens of microseconds) to every call
+        const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+        while (busy_.load() != 0 && std::chrono::steady_clock::now() < spin_until) std::this_thread::yield();
         std::unique_lock<std::mutex> lock(mutex_);
-        finished_.wait(lock, [this] { return busy_ == 0; });
+        finished_.wait(lock, [this] { return busy_.load() == 0; });
         job_ = nullptr;
         if (error_) std::rethrow_exception(error_);
     }
@@ -68,23 +70,22 @@ private:
         for (std::thread& t : workers_) t.join();
     }
 
-    void do_items() {
-        for (;;) {
-            const int start = next_.fetch_add(chunk_);
-            if (start >= size_) return;
-            const int end = std::min(size_, start + chunk_);
-            for (int i = start; i < end; ++i) {  // every item runs, whatever another one threw
-                try {
-                    (*job_)(i);
-                } catch (...) {
-                    std::lock_guard<std::mutex> lock(mutex_);
-                    if (!error_) error_ = std::current_exception();
-                }
+    // Thread `slot`'s share of the items: the same block at every call, so that an item (a
+    // table) stays with one thread, its memory with that thread's allocator arena and its
+    // solver queries with that thread's memos.
+    void do_items(int slot) {
+        const int first = int(long(size_) * slot / threads()), last = int(long(size_) * (slot + 1) / threads());
+        for (int i = first; i < last; ++i) {  // every item runs, whatever another one threw
+            try {
+                (*job_)(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (!error_) error_ = std::current_exception();
             }
         }
     }
 
-    void work_loop() {
+    void work_loop(int slot) {
         unsigned long seen = 0;
         for (;;) {
             const auto spin_until = std::chrono::steady_clock::now() + kSpin;
@@ -96,7 +97,7 @@ private:
                 if (stop_) return;
                 seen = generation_.load();
             }
-            do_items();
+            do_items(slot);
             std::lock_guard<std::mutex> lock(mutex_);
             if (--busy_ == 0) finished_.notify_one();
         }
@@ -106,8 +107,8 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_, finished_;
     const std::function<void(int)>* job_ = nullptr;
-    int size_ = 0, chunk_ = 1, busy_ = 0;
-    std::atomic<int> next_{0};
+    int size_ = 0;
+    std::atomic<int> busy_{0};
     std::atomic<unsigned long> generation_{0};
     static constexpr std::chrono::microseconds kSpin{1000};
     bool stop_ = false;
