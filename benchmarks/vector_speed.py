@@ -9,10 +9,10 @@ same run; and the memory a table takes.
 The loop is what a batched learner runs: ``observe(out=buffers)`` (every table's seat,
 observation and mask, written into the same buffers each time, as a learner writes into its
 rollout buffer; ``--fresh`` for new arrays at every call), one random legal action per table
-chosen with numpy from the mask's legal entries (``rummy_env.vector_env.random_legal``, on
-as many threads as the batch), ``step(actions)``. Every table step is one live agent step.
-The core's own rate (observe and step, without numpy's choice of the actions) is reported
-beside it. Each repeat runs the reference and then every thread count in turn, so that the
+(``Tables.random_legal``: picked in the core's threads from each table's legal list, the
+picks ``rummy_env.vector_env.random_legal`` makes from the mask), ``step(actions)``. Every
+table step is one live agent step. The core's own rate (observe and step, without the choice
+of the actions) is reported beside it. Each repeat runs the reference and then every thread count in turn, so that the
 thread counts' ratio is taken within a repeat (the "paired" columns, the median over
 repeats); the other figures are medians over repeats. The backend is the batch's default, the
 compiled core (``RUMMY_ENV_BACKEND=python`` measures the reference engine; the ``backend``
@@ -35,7 +35,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from benchmarks.env_speed import REFERENCE_GAME, cpu_info, environment_info, run_reference  # noqa: E402
 from rummy_env import vector  # noqa: E402
 from rummy_env.registry import GAMES  # noqa: E402
-from rummy_env.vector_env import random_legal  # noqa: E402
 
 
 def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, reuse: bool) -> dict[str, float]:
@@ -48,9 +47,9 @@ def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, r
     out = tables.observe() if reuse else None
     while True:
         t0 = time.perf_counter()
-        mask = tables.observe(out=out).mask
+        tables.observe(out=out)
         t1 = time.perf_counter()
-        actions = random_legal(rng, mask, tables.num_threads)
+        actions = tables.random_legal(rng)
         t2 = time.perf_counter()
         tables.step(actions)
         t3 = time.perf_counter()
@@ -77,8 +76,8 @@ def memory_per_table(game: str, players: int, num_tables: int, steps: int) -> di
     tables = vector.make(game, num_tables, num_players=players, seed=0)
     rng = np.random.default_rng(0)
     for _ in range(steps):
-        mask = tables.observe().mask
-        tables.step(random_legal(rng, mask))
+        tables.observe()
+        tables.step(tables.random_legal(rng))
     grown = resident_bytes() - before
     return {"game": game, "players": players, "backend": tables.backend, "tables": num_tables,
             "steps": steps, "bytes": grown, "bytes_per_table": grown / num_tables}

@@ -23,6 +23,9 @@
   Every action is checked before any is applied: an illegal one raises
   ``IllegalActionError`` naming the table, the seat and the action, and changes no table.
   ``step(actions, active)`` steps only the tables where ``active`` (bool ``[N]``) is true.
+- ``random_legal(rng, active=None)`` picks a uniformly random legal action at each table
+  (at each ``active`` one) from the tables' own legal lists, in the core's threads: the same
+  picks as ``vector_env.random_legal(rng, observe().mask)``, without scanning the masks.
   One call at a time: a call on a batch that another thread's call is still running in
   raises ``RuntimeError``. An error other than these (memory running out) may leave the
   tables and ``game_seeds`` apart: reset the batch after it.
@@ -221,6 +224,22 @@ class Tables:
         """The legal action ids at ``table``, ascending."""
         raise NotImplementedError
 
+    def random_legal(self, rng: np.random.Generator, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action at each table (each ``active`` one; 0 at the others),
+        int64 ``[N]``: the picks and the use of ``rng`` of
+        ``vector_env.random_legal(rng, observe().mask[active])``, without reading the masks."""
+        rows = np.arange(self.num_tables) if active is None else np.flatnonzero(np.asarray(active, dtype=np.bool_))
+        uniforms = np.zeros(self.num_tables)
+        uniforms[rows] = rng.random(len(rows))
+        actions = np.zeros(self.num_tables, dtype=np.int64)
+        self._pick_legal(uniforms, actions)
+        if active is not None:
+            actions[~np.asarray(active, dtype=np.bool_)] = 0
+        return actions
+
+    def _pick_legal(self, uniforms: np.ndarray, actions: np.ndarray) -> None:
+        raise NotImplementedError
+
     def _seat(self, table: int) -> int:
         raise NotImplementedError
 
@@ -261,6 +280,9 @@ class NativeTables(Tables):
     def _seat(self, table: int) -> int:
         return self._core.to_act(table)
 
+    def _pick_legal(self, uniforms: np.ndarray, actions: np.ndarray) -> None:
+        self._core.pick_legal(uniforms, actions)
+
     def _step(self, actions: np.ndarray, active: np.ndarray | None, rewards: np.ndarray, done: np.ndarray) -> int:
         return self._core.step(actions, active, self._next_seeds, rewards, done, self.final_scores)
 
@@ -295,6 +317,11 @@ class PythonTables(Tables):
 
     def _seat(self, table: int) -> int:
         return self.engine.to_act(self.states[table])
+
+    def _pick_legal(self, uniforms: np.ndarray, actions: np.ndarray) -> None:
+        for i, state in enumerate(self.states):
+            legal = self.engine.legal_actions(state)
+            actions[i] = legal[min(int(uniforms[i] * len(legal)), len(legal) - 1)]
 
     def _step(self, actions: np.ndarray, active: np.ndarray | None, rewards: np.ndarray, done: np.ndarray) -> int:
         tables = range(self.num_tables) if active is None else np.flatnonzero(active)

@@ -92,7 +92,7 @@ def _pick_legal(mask: np.ndarray, uniforms: np.ndarray, first_row: int) -> np.nd
     if rows and not counts.all():
         raise ValueError(f"row {first_row + int(np.argmin(counts))} of the mask has no legal action")
     starts = np.cumsum(counts) - counts
-    picks = starts + (uniforms * counts).astype(np.int64)
+    picks = starts + np.minimum((uniforms * counts).astype(np.int64), counts - 1)  # a product may round up to 1
     return legal[picks] - np.arange(rows) * width
 
 
@@ -175,10 +175,10 @@ class SeatVectorEnv(gymnasium.vector.VectorEnv):
             if not others.any():
                 self._view = view
                 return
-            actions = np.zeros(self.num_envs, dtype=np.int64)
-            if self.opponent == "random":
-                actions[others] = random_legal(self._np_random, view.mask[others], self.tables.num_threads)
+            if self.opponent == "random":  # picked in the core from its legal lists
+                actions = self.tables.random_legal(self._np_random, others)
             else:
+                actions = np.zeros(self.num_envs, dtype=np.int64)
                 actions[others] = np.asarray(self.opponent(view.obs[others], view.mask[others]))
             rewards, done = self.tables.step(actions, active=others)
             mine = rewards[rows, self._seats]

@@ -283,6 +283,12 @@ def test_the_core_batch_refuses_malformed_arrays() -> None:
     for kwargs in bad_step:
         with pytest.raises((TypeError, ValueError)):
             batch.step(**kwargs)
+    bad_pick = [dict(uniforms=np.zeros(2), actions=np.zeros(3, np.int64)),
+                dict(uniforms=np.zeros(3, np.float32), actions=np.zeros(3, np.int64)),
+                dict(uniforms=np.zeros(3), actions=np.zeros(3, np.int32)), dict(uniforms=[0.0] * 3, actions=None)]
+    for kwargs in bad_pick:
+        with pytest.raises((TypeError, ValueError)):
+            batch.pick_legal(**kwargs)
     for i in (-1, 3, 2**40):
         for call in (batch.to_act, batch.legal_actions, batch.scores):
             with pytest.raises((TypeError, ValueError, OverflowError)):
@@ -349,6 +355,27 @@ def test_only_the_active_tables_are_stepped(game: str, backend: str) -> None:
     with pytest.raises(IllegalActionError, match="table 0"):
         tables.step(wrong, active=active)
     assert_same_view(snapshot(tables), after)
+
+
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_random_legal_picks_as_numpy_picks_from_the_masks(game: str, backend: str) -> None:
+    """``Tables.random_legal`` reads the tables' legal lists, not the masks: the same picks and
+    the same use of the generator as ``vector_env.random_legal`` on the observed masks, at
+    every table or the active ones, on any thread count."""
+    from rummy_env.vector_env import random_legal
+
+    batches = [vector.make(game, 24, seed=3, backend=backend, num_threads=threads) for threads in (1, 2)]
+    active = np.arange(24) % 3 != 1
+    for step in range(150):
+        mask = batches[0].observe().mask
+        wanted = random_legal(np.random.default_rng(step), mask)
+        wanted_active = random_legal(np.random.default_rng(step), mask[active])
+        for tables in batches:
+            np.testing.assert_array_equal(tables.random_legal(np.random.default_rng(step)), wanted)
+            some = tables.random_legal(np.random.default_rng(step), active)
+            np.testing.assert_array_equal(some[active], wanted_active)
+            assert not some[~active].any()
+            tables.step(wanted)
 
 
 @pytest.mark.parametrize("game", GAMES)

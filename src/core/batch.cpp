@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
+#include <string>
 
 namespace rummy {
 
@@ -32,6 +33,16 @@ void Batch::observe(int32_t* seats, float* obs, bool* mask) {
         bool* row = mask + std::size_t(i) * num_actions;
         std::fill(row, row + num_actions, false);
         for (int a : t.legal_actions()) row[a] = true;
+    });
+}
+
+void Batch::pick_legal(const double* uniforms, int64_t* actions) {
+    pool_->run(size(), [&](int i) {
+        const std::vector<int>& legal = tables_[std::size_t(i)].legal_actions();
+        if (legal.empty()) throw std::logic_error("table " + std::to_string(i) + " has no legal action");
+        // as numpy computes (uniforms * counts).astype(int64)
+        const auto k = std::size_t(int64_t(uniforms[i] * double(legal.size())));
+        actions[i] = legal[std::min(k, legal.size() - 1)];
     });
 }
 

@@ -39,6 +39,9 @@ public:
 
     // seats [N], obs [N, observation_size], mask [N, num_actions] (zeroed here)
     void observe(int32_t* seats, float* obs, bool* mask);
+    // actions [N]: at each table its legal action number floor(uniforms[i] * count) in
+    // ascending order (uniforms [N] in [0, 1)): a uniformly random legal action per table.
+    void pick_legal(const double* uniforms, int64_t* actions);
     // The first active table whose action is not legal, or -1 after applying the action of
     // every active table (active [N]; every table when null): rewards [N, num_players], done
     // [N], final_scores [N, num_players] (written where done), and next_seeds [N], the seed

@@ -396,6 +396,18 @@ NB_MODULE(_core, m) {
             // no conversion: a converted copy would be filled instead of the caller's array
             "seats"_a.noconvert(), "obs"_a.noconvert(), "mask"_a.noconvert(), "fills the arrays: each table's seat to act, its observation and mask")
         .def(
+            "pick_legal",
+            [](rummy::Batch& self, Array<const double, nb::ndim<1>> uniforms, Array<int64_t, nb::ndim<1>> actions) {
+                const std::size_t n = std::size_t(self.size());
+                require_shape(uniforms, "uniforms", n);
+                require_shape(actions, "actions", n);
+                nb::gil_scoped_release release;
+                auto claim = self.claim();
+                self.pick_legal(uniforms.data(), actions.data());
+            },
+            "uniforms"_a.noconvert(), "actions"_a.noconvert(),
+            "fills actions: at each table its legal action number floor(uniform * count), ascending")
+        .def(
             "step",
             [](rummy::Batch& self, Array<const int64_t, nb::ndim<1>> actions, std::optional<Array<const bool, nb::ndim<1>>> active,
                Array<const uint64_t, nb::ndim<1>> seeds, Array<float, nb::ndim<2>> rewards, Array<bool, nb::ndim<1>> done,

