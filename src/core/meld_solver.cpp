@@ -191,31 +191,32 @@ bool MeldSolver::full(Counts& c, Code code, int start, int wilds, int room, int 
 std::pair<std::vector<int>, bool> MeldSolver::meldable_without_one(const std::vector<int>& counts, int wilds) {
     if (wilds < 0 || wilds > 255) throw std::invalid_argument("wilds must be from 0 to 255");
     Counts c = to_counts(counts);
-    auto gs = groups(c, wilds);
-    std::vector<Counts> group_counts(gs.size());
-    std::vector<Code> codes(gs.size());
-    std::vector<int> needs(gs.size());
+    groups(c, wilds);
+    const std::size_t G = group_starts_.size() - 1;
+    group_counts_.assign(G, Counts{});
+    group_codes_.resize(G);
+    group_needs_.resize(G);
     int total = 0;
-    for (std::size_t g = 0; g < gs.size(); ++g) {
-        Counts gc{};
-        for (int f : gs[g]) ++gc[f];
-        group_counts[g] = gc;
-        codes[g] = encode(gc);
-        needs[g] = group_need(codes[g], gc, wilds + lone_cost_ + 1);
-        total += needs[g];
+    for (std::size_t g = 0; g < G; ++g) {
+        Counts& gc = group_counts_[g];
+        for (int k = group_starts_[g]; k < group_starts_[g + 1]; ++k) ++gc[group_faces_[std::size_t(k)]];
+        group_codes_[g] = encode(gc);
+        group_needs_[g] = group_need(group_codes_[g], gc, wilds + lone_cost_ + 1);
+        total += group_needs_[g];
     }
     std::vector<int> faces;
     if (total - lone_cost_ <= wilds) {
-        for (std::size_t g = 0; g < gs.size(); ++g) {
-            int rest = total - needs[g];
+        for (std::size_t g = 0; g < G; ++g) {
+            int rest = total - group_needs_[g];
             if (rest > wilds) continue;
             int prev = -1;
-            for (int f : gs[g]) {  // each face of the group once, in order
+            for (int k = group_starts_[g]; k < group_starts_[g + 1]; ++k) {  // each face of the group once, in order
+                const int f = group_faces_[std::size_t(k)];
                 if (f == prev) continue;
                 prev = f;
-                Counts left = group_counts[g];
+                Counts left = group_counts_[g];
                 --left[f];
-                Code lcode = codes[g];
+                Code lcode = group_codes_[g];
                 lcode.add(f, -1);
                 int need_left = group_need(lcode, left, wilds - rest + 1);
                 if (rest + need_left <= wilds && places_leftover(c, f, wilds, wilds - rest - need_left))
@@ -234,15 +235,17 @@ bool MeldSolver::places_leftover(const Counts& counts, int left_out, int wilds, 
     return full(work, encode(work), 0, wilds, 0, 0);
 }
 
-std::vector<std::vector<int>> MeldSolver::groups(const Counts& counts, int wilds) const {
+void MeldSolver::groups(const Counts& counts, int wilds) {
+    // fixed-size scratch: a deck has at most kMaxFaces naturals and 16 ranks
     const int reach = 1 + wilds;
-    std::vector<int> present, parent, label;
+    std::array<int, kMaxFaces> present, parent, label, slot;
+    int num_present = 0, num_parents = 0;
     int prev = -R_;
     for (int f = 0; f < N_; ++f) {
         if (!counts[f]) continue;
-        if (f - prev > reach || f / R_ != prev / R_) parent.push_back(int(parent.size()));
-        label.push_back(int(parent.size()) - 1);
-        present.push_back(f);
+        if (f - prev > reach || f / R_ != prev / R_) parent[num_parents] = num_parents, ++num_parents;
+        label[num_present] = num_parents - 1;
+        present[num_present++] = f;
         prev = f;
     }
     auto root = [&](int k) {
@@ -253,33 +256,43 @@ std::vector<std::vector<int>> MeldSolver::groups(const Counts& counts, int wilds
         a = root(a), b = root(b);
         if (a != b) parent[a] = b;
     };
-    std::vector<int> first_of_rank(R_, -1);
-    for (std::size_t j = 0; j < present.size(); ++j) {
+    std::array<int, 16> first_of_rank;
+    first_of_rank.fill(-1);
+    for (int j = 0; j < num_present; ++j) {
         int rank = present[j] % R_;
         if (first_of_rank[rank] >= 0) join(label[j], first_of_rank[rank]);
         else first_of_rank[rank] = label[j];
     }
     if (rules_.ace_high) {  // an ace placed above the king reaches the suit's top card
-        for (std::size_t j = 0; j < present.size(); ++j) {
+        for (int j = 0; j < num_present; ++j) {
             int f = present[j];
             if (f % R_ != 0) continue;
-            std::size_t top = j;
-            for (std::size_t t = 0; t < present.size(); ++t)
+            int top = j;
+            for (int t = 0; t < num_present; ++t)
                 if (present[t] / R_ == f / R_) top = t;  // present ascends, so the last of the suit
             int tf = present[top];
             if (tf != f && R_ - tf % R_ <= reach) join(label[j], label[top]);
         }
     }
-    // groups in the order of their first face, as the Python dict keeps them
-    std::vector<int> order;
-    std::vector<std::vector<int>> out;
-    std::vector<int> slot(parent.size(), -1);
-    for (std::size_t j = 0; j < present.size(); ++j) {
+    // groups in the order of their first face, as the Python dict keeps them: count each
+    // group's cards, then lay the groups out one after another
+    std::fill(slot.begin(), slot.begin() + num_parents, -1);
+    std::array<int, kMaxFaces + 1> sizes{};
+    int num_groups = 0;
+    for (int j = 0; j < num_present; ++j) {
         int r = root(label[j]);
-        if (slot[r] < 0) slot[r] = int(out.size()), out.emplace_back();
-        for (int x = 0; x < counts[present[j]]; ++x) out[slot[r]].push_back(present[j]);
+        if (slot[r] < 0) slot[r] = num_groups++;
+        sizes[slot[r]] += counts[present[j]];
     }
-    return out;
+    group_starts_.assign(std::size_t(num_groups) + 1, 0);
+    for (int g = 0; g < num_groups; ++g) group_starts_[std::size_t(g) + 1] = group_starts_[std::size_t(g)] + sizes[g];
+    group_faces_.resize(std::size_t(group_starts_.back()));
+    std::array<int, kMaxFaces> fill_at;
+    for (int g = 0; g < num_groups; ++g) fill_at[g] = group_starts_[std::size_t(g)];
+    for (int j = 0; j < num_present; ++j) {
+        const int g = slot[root(label[j])];
+        for (int x = 0; x < counts[present[j]]; ++x) group_faces_[std::size_t(fill_at[g]++)] = present[j];
+    }
 }
 
 int MeldSolver::group_need(Code code, const Counts& group, int cap) {

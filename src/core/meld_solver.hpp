@@ -163,7 +163,9 @@ protected:
     int need(Counts& c, Code code, int start, int cap, int depth);
     int group_need(Code code, const Counts& group, int cap);
     bool places_leftover(const Counts& counts, int left_out, int wilds, int leftover);
-    std::vector<std::vector<int>> groups(const Counts& counts, int wilds) const;
+    // The hand's naturals split into groups that no meld spans, into group_faces_ (each
+    // group's cards ascending, group after group) and group_starts_ (where each begins).
+    void groups(const Counts& counts, int wilds);
     void set_values(const std::vector<int>& values, int wild_value);
     Counts to_counts(const std::vector<int>& counts) const;
     std::vector<Option>& options_at(int depth);
@@ -177,6 +179,10 @@ protected:
     std::vector<int> values_;  // the penalties pen_memo_ holds values for
     int wild_value_ = -1;
     std::vector<std::vector<Option>> options_;  // one buffer per search depth
+    // meldable_without_one's scratch, kept between calls so that a query allocates nothing
+    std::vector<int> group_faces_, group_starts_, group_needs_;
+    std::vector<Counts> group_counts_;
+    std::vector<Code> group_codes_;
     struct RunEntry {  // a run being extended: its top position, wilds in its gaps, naturals
         int q, gaps;
         std::array<uint8_t, 16> faces;

@@ -292,9 +292,12 @@ void Table::set_state(const State& s) {
 }
 
 // ---------------------------------------------------------------- legal actions
-std::vector<int> Table::wild_faces() const {
-    std::vector<int> out;
-    if (rules_.has_wild_card) return {num_naturals_};
+SmallList Table::wild_faces() const {
+    SmallList out;
+    if (rules_.has_wild_card) {
+        out.push_back(num_naturals_);
+        return out;
+    }
     int rank = rules_.rounds[state_.round].wild_rank;
     if (rank >= 0)
         for (int s = 0; s < rules_.num_suits; ++s) out.push_back(s * rules_.num_ranks + rank);
@@ -314,7 +317,10 @@ std::pair<std::vector<int>, int> Table::split_wilds(const std::vector<int>& hand
 const std::vector<int>& Table::legal_actions() {
     if (!dealt_) throw std::logic_error("reset the table before playing it");
     if (legal_known_) return legal_;
-    std::vector<int> actions;  // cached only once complete: a query that throws leaves no list
+    // built in the spare buffer, which keeps the last list's capacity, and swapped in only
+    // once complete: a query that throws leaves no list
+    std::vector<int>& actions = spare_legal_;
+    actions.clear();
     const State& s = state_;
     if (s.phase == kDraw) {
         actions.push_back(kDrawStock);
@@ -328,9 +334,10 @@ const std::vector<int>& Table::legal_actions() {
     } else if (s.phase == kBuy) {
         actions = {buy_start_, buy_start_ + 1};
     } else if (s.phase != kGameOver) {
-        actions = contract_ ? contract_turn_legal() : show_hand_legal();
+        if (contract_) actions = contract_turn_legal();
+        else show_hand_legal(actions);
     }
-    legal_ = std::move(actions);
+    legal_.swap(actions);
     legal_known_ = true;
     return legal_;
 }
@@ -344,12 +351,12 @@ std::vector<int> Table::discardable(const State& s) const {
     return faces;
 }
 
-std::vector<int> Table::show_hand_legal() {  // rules/show_hand.py: discard, or go out showing the hand
+void Table::show_hand_legal(std::vector<int>& actions) {  // rules/show_hand.py: discard, or go out showing the hand
     const State& s = state_;
-    std::vector<int> actions;
-    for (int f : discardable(s)) actions.push_back(2 + f);
-    if (s.went_out >= 0) return actions;
     const std::vector<int>& hand = s.hands[s.current];
+    for (int f = 0; f < num_faces_; ++f)  // discardable(s), without building its list
+        if (hand[f] && !(f == s.taken_face && hand[f] == 1)) actions.push_back(2 + f);
+    if (s.went_out >= 0) return;
     const int t = s.taken_face, blocked = t >= 0 && hand[t] == 1 ? t : -1;
     auto [naturals, wilds] = split_wilds(hand);
     auto [faces, wild_ok] = solver().meldable_without_one(naturals, wilds);
@@ -359,7 +366,6 @@ std::vector<int> Table::show_hand_legal() {  // rules/show_hand.py: discard, or 
     std::sort(faces.begin(), faces.end());
     for (int f : faces)
         if (f != blocked) actions.push_back(2 + num_faces_ + f);
-    return actions;
 }
 
 // ---------------------------------------------------------------- effects

@@ -145,9 +145,9 @@ private:
     std::optional<RoundEnd> end_turn(bool going_out);
     RoundEnd end_round();
     int hand_penalty(int seat);
-    std::vector<int> wild_faces() const;
+    SmallList wild_faces() const;
     std::pair<std::vector<int>, int> split_wilds(const std::vector<int>& hand) const;
-    std::vector<int> show_hand_legal();
+    void show_hand_legal(std::vector<int>& actions);  // appends them
     std::vector<int> discardable(const State& s) const;
 
     // ---- contract_draw.cpp: deep draws (rules/deep_draw.py), buying (rules/buy.py)
@@ -231,7 +231,7 @@ private:
     long search_id_;           // the turn search's memo key prefix: tables of one rules share it
     State state_;
     bool dealt_ = false;
-    std::vector<int> legal_;
+    std::vector<int> legal_, spare_legal_;  // spare_legal_: where the next list is built
     bool legal_known_ = false;
 };
 

@@ -1,5 +1,6 @@
 // A fixed pool of worker threads that runs one indexed job at a time (EnvPool style): the
-// caller's thread works too, each thread takes the same block of the items at every call, and the
+// caller's thread works too, each thread takes its own block of the items at every call and
+// then helps with the others', and the
 // first exception of any item is rethrown to the caller once every thread has stopped. A
 // worker spins for a while after a job before it sleeps: a batched loop calls again within
 // a fraction of a millisecond, and waking a sleeping thread costs about as long.
@@ -11,6 +12,7 @@
 #include <condition_variable>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -19,7 +21,7 @@ namespace rummy {
 
 class ThreadPool {
 public:
-    explicit ThreadPool(int threads) {
+    explicit ThreadPool(int threads) : blocks_(new Block[std::size_t(std::max(threads, 1))]) {
         try {
             for (int t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work_loop(t); });
         } catch (...) {  // a thread that could not start: stop those that did, then report it
@@ -44,6 +46,10 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             job_ = &fn;
             size_ = n;
+            for (int t = 0; t < threads(); ++t) {
+                blocks_[t].next.store(int(long(n) * t / threads()));
+                blocks_[t].end = int(long(n) * (t + 1) / threads());
+            }
             error_ = nullptr;
             busy_ = int(workers_.size());
             generation_.fetch_add(1);
@@ -70,17 +76,26 @@ private:
         for (std::thread& t : workers_) t.join();
     }
 
-    // Thread `slot`'s share of the items: the same block at every call, so that an item (a
-    // table) stays with one thread, its memory with that thread's allocator arena and its
-    // solver queries with that thread's memos.
+    // Thread `slot` works through its own block of the items first (the same block at every
+    // call, so that an item, a table, stays with one thread: its memory with that thread's
+    // allocator arena, its solver queries with that thread's memos), then helps with the
+    // others' blocks, a chunk at a time, so that a block of slow items does not hold up the call.
     void do_items(int slot) {
-        const int first = int(long(size_) * slot / threads()), last = int(long(size_) * (slot + 1) / threads());
-        for (int i = first; i < last; ++i) {  // every item runs, whatever another one threw
-            try {
-                (*job_)(i);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(mutex_);
-                if (!error_) error_ = std::current_exception();
+        const int T = threads();
+        for (int k = 0; k < T; ++k) {
+            Block& block = blocks_[(slot + k) % T];
+            for (;;) {
+                const int start = block.next.fetch_add(kChunk);
+                if (start >= block.end) break;
+                const int end = std::min(block.end, start + kChunk);
+                for (int i = start; i < end; ++i) {  // every item runs, whatever another one threw
+                    try {
+                        (*job_)(i);
+                    } catch (...) {
+                        std::lock_guard<std::mutex> lock(mutex_);
+                        if (!error_) error_ = std::current_exception();
+                    }
+                }
             }
         }
     }
@@ -103,6 +118,12 @@ private:
         }
     }
 
+    struct alignas(64) Block {  // a thread's block of the items: the next chunk's start, the end
+        std::atomic<int> next{0};
+        int end = 0;
+    };
+    static constexpr int kChunk = 8;
+    std::unique_ptr<Block[]> blocks_;
     std::vector<std::thread> workers_;
     std::mutex mutex_;
     std::condition_variable wake_, finished_;
