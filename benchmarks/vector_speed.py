@@ -12,9 +12,13 @@ rollout buffer; ``--fresh`` for new arrays at every call), one random legal acti
 (``Tables.random_legal``: picked in the core's threads from each table's legal list, the
 picks ``rummy_env.vector_env.random_legal`` makes from the mask), ``step(actions)``. Every
 table step is one live agent step. The core's own rate (observe and step, without the choice
-of the actions) is reported beside it. Each repeat runs the reference and then every thread count in turn, so that the
-thread counts' ratio is taken within a repeat (the "paired" columns, the median over
-repeats); the other figures are medians over repeats. The backend is the batch's default, the
+of the actions) is reported beside it. Every measurement plays the same games from
+a fresh deal (table ``i`` dealt seed ``i``, the actions from a generator seeded 0) for the
+same number of calls, as many as the first thread count makes in ``--seconds`` (a random
+game's later rounds cost more than its first, so a fixed time would compare different work).
+Each repeat runs the reference and then every thread count in turn, so that the thread
+counts' ratio is taken within a repeat (the "paired" columns, the median over repeats); the
+other figures are medians over repeats. The backend is the batch's default, the
 compiled core (``RUMMY_ENV_BACKEND=python`` measures the reference engine; the ``backend``
 column says which).
 """
@@ -37,14 +41,19 @@ from rummy_env import vector  # noqa: E402
 from rummy_env.registry import GAMES  # noqa: E402
 
 
-def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, reuse: bool) -> dict[str, float]:
-    """The observe / choose / step loop for ``seconds``: agent steps per second, the CPU
-    share, and the core's steps per second (observe and step only, without numpy's choice).
-    With ``reuse``, ``observe`` fills the same buffers every time (as a rollout buffer's rows)."""
-    steps = 0
+def run_batch(tables: vector.Tables, calls: int | None, seconds: float, reuse: bool) -> dict[str, float]:
+    """The observe / choose / step loop from a fresh deal (table ``i`` dealt seed ``i``, the
+    actions drawn from a generator seeded 0), for exactly ``calls`` calls, or for ``seconds``
+    when ``calls`` is None: agent steps per second, the CPU share, the core's steps per second
+    (observe and step only, without the choice) and the calls made. Every run of a given
+    ``calls`` plays the same games to the same point, whatever the thread count. With
+    ``reuse``, ``observe`` fills the same buffers every time (as a rollout buffer's rows)."""
+    tables.reset(seeds=list(range(tables.num_tables)))
+    rng = np.random.default_rng(0)
+    made = 0
     in_core = 0.0
-    cpu0, start = time.process_time(), time.perf_counter()
     out = tables.observe() if reuse else None
+    cpu0, start = time.process_time(), time.perf_counter()
     while True:
         t0 = time.perf_counter()
         tables.observe(out=out)
@@ -54,11 +63,12 @@ def run_batch(tables: vector.Tables, rng: np.random.Generator, seconds: float, r
         tables.step(actions)
         t3 = time.perf_counter()
         in_core += (t1 - t0) + (t3 - t2)
-        steps += tables.num_tables
+        made += 1
         elapsed = t3 - start
-        if elapsed >= seconds:
+        if made == calls or (calls is None and elapsed >= seconds):
+            steps = made * tables.num_tables
             return {"steps_per_second": steps / elapsed, "cpu_share": (time.process_time() - cpu0) / elapsed,
-                    "core_steps_per_second": steps / in_core}
+                    "core_steps_per_second": steps / in_core, "calls": made}
 
 
 def resident_bytes() -> int:
@@ -121,15 +131,17 @@ def main(argv=None) -> int:
         batches = {threads: vector.make(game, args.tables, num_players=args.players, seed=0, num_threads=threads)
                    for threads in args.threads}
         samples: dict[int, list] = {threads: [] for threads in args.threads}
+        # as many calls as the first thread count makes in --seconds, then that many every time
+        calls = run_batch(batches[args.threads[0]], None, args.seconds, not args.fresh)["calls"]
         for _ in range(args.repeats):  # the thread counts in turn, so that each repeat pairs them
             refs.append(run_reference(reference, pyspiel, rng, args.seconds, None).steps_per_second)
             for threads, tables in batches.items():
-                samples[threads].append(run_batch(tables, rng, args.seconds, not args.fresh))
+                samples[threads].append(run_batch(tables, calls, args.seconds, not args.fresh))
         for threads, tables in batches.items():
             runs = samples[threads]
             row = {"game": game, "players": args.players, "backend": tables.backend, "threads": threads,
                    "tables": args.tables, "fresh_arrays": args.fresh, "samples": runs,
-                   **{k: statistics.median(s[k] for s in runs) for k in runs[0]}}
+                   **{k: statistics.median(s[k] for s in runs) for k in runs[0] if k != "calls"}, "calls": calls}
             base = samples[args.threads[0]]  # each repeat's ratio to the first thread count's run beside it
             for key in ("steps_per_second", "core_steps_per_second"):
                 row[f"paired_{key}_ratio"] = statistics.median(s[key] / b[key] for s, b in zip(runs, base))
