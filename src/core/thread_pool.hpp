@@ -1,8 +1,8 @@
 // A fixed pool of worker threads that runs one indexed job at a time (EnvPool style): the
 // caller's thread works too, each thread takes its own block of the items at every call and
-// then helps with the others', and the
-// first exception of any item is rethrown to the caller once every thread has stopped. A
-// worker spins for a while after a job before it sleeps: a batched loop calls again within
+// then helps with the others', and the first exception of any item is rethrown to the
+// caller once every thread has stopped. A worker spins for a while after a job before it
+// sleeps, and so does the caller waiting for the workers: a batched loop calls again within
 // a fraction of a millisecond, and waking a sleeping thread costs about as long.
 #pragma once
 
