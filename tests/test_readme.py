@@ -29,7 +29,7 @@ SHRINK = {
     ("python", "-m", "rummy_training.ppo"): TINY_TRAINING,
     ("rummy-train",): TINY_TRAINING,
     ("python", "-m", "rummy_training.ship"): ["--games", "4", "--workers", "1"],
-    ("rummy-eval",): ["--games", "4", "--no-progress"],
+    ("rummy-eval",): ["--games", "4", "--workers", "1", "--no-progress"],  # 4 games need no worker processes
     ("python", "benchmarks/learning.py"): ["--steps", "512", "--points", "1", "--eval-games", "4", "--opponents",
                                           "random", "--set", "hidden_sizes=[16]", "num_envs=2", "num_workers=1",
                                           "steps_per_update=256", "minibatch_size=128", "rules={max_turns_per_round: 10}",
