@@ -27,9 +27,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.hook.pytest_deselected(items=doubled)
         items[:] = [item for item in items if not _reference_run_of_a_slow_case(item)]
     if config.option.markexpr:
-        # the slow tests first (longest first, as a scheduler packs jobs): started last, a
-        # minutes-long sweep kept one worker busy while the other had nothing left to run
-        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
     if slow:
