@@ -23,12 +23,12 @@
   Every action is checked before any is applied: an illegal one raises
   ``IllegalActionError`` naming the table, the seat and the action, and changes no table.
   ``step(actions, active)`` steps only the tables where ``active`` (bool ``[N]``) is true.
-- ``random_legal(rng, active=None)`` picks a uniformly random legal action at each table
-  (at each ``active`` one) from the tables' own legal lists, in the core's threads: the same
-  picks as ``vector_env.random_legal(rng, observe().mask)``, without scanning the masks.
   One call at a time: a call on a batch that another thread's call is still running in
   raises ``RuntimeError``. An error other than these (memory running out) may leave the
   tables and ``game_seeds`` apart: reset the batch after it.
+- ``random_legal(rng, active=None)`` picks a uniformly random legal action at each table
+  (at each ``active`` one) from the tables' own legal lists, in the core's threads: the same
+  picks as ``vector_env.random_legal(rng, observe().mask)``, without scanning the masks.
 
 The ``native`` backend (the default) runs the tables in the compiled core
 (``src/core/batch.cpp``) on a pool of ``num_threads`` threads; the result does not depend on

@@ -40,7 +40,6 @@ games come from each table's stream (``rummy_env.vector``).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence, Union
 
 import gymnasium
@@ -62,37 +61,17 @@ except ImportError:  # pragma: no cover - Gymnasium 1.0
     _SAME_STEP = "SameStep"
 
 
-def random_legal(rng: np.random.Generator, mask: np.ndarray, num_threads: int = 1) -> np.ndarray:
+def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     """A uniformly random legal action in each row of ``mask`` (bool ``[N, A]``), found from
-    the legal entries alone: a few microseconds a row even with thousands of actions. With
-    ``num_threads`` above 1 a wide mask's rows are split among that many threads (numpy scans
-    them with the interpreter released); the picks are the same for any ``num_threads``."""
-    rows = mask.shape[0]
-    uniforms = rng.random(rows)
-    if num_threads <= 1 or mask.size < _THREADED_FROM or rows < 2 * num_threads:
-        return _pick_legal(mask, uniforms, 0)
-    bounds = np.linspace(0, rows, num_threads + 1).astype(np.int64)
-    pool = _choice_pools.get(num_threads)
-    if pool is None:
-        pool = _choice_pools[num_threads] = ThreadPoolExecutor(num_threads, thread_name_prefix="random_legal")
-    parts = pool.map(lambda lo, hi: _pick_legal(mask[lo:hi], uniforms[lo:hi], int(lo)), bounds[:-1], bounds[1:])
-    return np.concatenate(list(parts))
-
-
-# Below about a million mask entries (0.2 ms of scanning) a thread's hand-off costs more than it saves.
-_THREADED_FROM = 1 << 20
-_choice_pools: dict[int, ThreadPoolExecutor] = {}
-
-
-def _pick_legal(mask: np.ndarray, uniforms: np.ndarray, first_row: int) -> np.ndarray:
-    """``random_legal`` on rows ``first_row``... of the whole mask, ``uniforms`` in [0, 1) per row."""
+    the legal entries alone: a few microseconds a row even with thousands of actions
+    (``Tables.random_legal`` makes the same picks from the core's legal lists)."""
     rows, width = mask.shape
     legal = np.flatnonzero(mask)  # ascending: row by row
     counts = np.bincount(legal // width, minlength=rows)
     if rows and not counts.all():
-        raise ValueError(f"row {first_row + int(np.argmin(counts))} of the mask has no legal action")
+        raise ValueError(f"row {int(np.argmin(counts))} of the mask has no legal action")
     starts = np.cumsum(counts) - counts
-    picks = starts + np.minimum((uniforms * counts).astype(np.int64), counts - 1)  # a product may round up to 1
+    picks = starts + np.minimum((rng.random(rows) * counts).astype(np.int64), counts - 1)  # a product may round up to 1
     return legal[picks] - np.arange(rows) * width
 
 

@@ -140,15 +140,3 @@ def test_random_legal_picks_each_legal_action_of_a_row_alike() -> None:
     with pytest.raises(ValueError, match="row 1 of the mask has no legal action"):
         random_legal(rng, mask)
 
-
-def test_random_legal_picks_the_same_on_any_number_of_threads() -> None:
-    from rummy_env.vector_env import random_legal
-
-    mask = np.random.default_rng(0).random((300, 6000)) < 0.01  # wide enough to be split among threads
-    mask[:, 17] = True
-    picks = [random_legal(np.random.default_rng(1), mask, threads) for threads in (1, 2, 3)]
-    assert mask[np.arange(300), picks[0]].all()
-    assert all(np.array_equal(picks[0], p) for p in picks[1:])
-    mask[250] = False  # in the second thread's rows: named by its row in the whole mask
-    with pytest.raises(ValueError, match="row 250 of the mask has no legal action"):
-        random_legal(np.random.default_rng(1), mask, 2)
