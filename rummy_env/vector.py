@@ -26,6 +26,9 @@
   One call at a time: a call on a batch that another thread's call is still running in
   raises ``RuntimeError``. An error other than these (memory running out) may leave the
   tables and ``game_seeds`` apart: reset the batch after it.
+- ``legal_lists()`` returns ``(ids, counts)``: int32 ``[N, K]``, each table's legal action ids
+  ascending and then -1, with ``K`` the largest count, and int32 ``[N]``, the counts: the legal
+  actions without a scan of ``[N, num_actions]`` masks (a policy that scores legal actions).
 - ``random_legal(rng, active=None)`` picks a uniformly random legal action at each table
   (at each ``active`` one) from the tables' own legal lists, in the core's threads: the same
   picks as ``vector_env.random_legal(rng, observe().mask)``, without scanning the masks.
@@ -117,6 +120,7 @@ class Tables:
         """The seed of each table's current game (``env.reset(seed=...)`` deals it again)."""
         self._next_seeds = np.zeros(num_tables, dtype=np.uint64)
         self._draw_next_seeds(range(num_tables))
+        self._legal_width = 64
         self.final_scores = np.zeros((num_tables, self.num_players), dtype=np.int32)
         """Each table's final scores of the game that the last step finished, where ``done``."""
         self.reset()
@@ -224,6 +228,22 @@ class Tables:
         """The legal action ids at ``table``, ascending."""
         raise NotImplementedError
 
+    def legal_lists(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each table's legal action ids, ascending, padded with -1 to the largest count
+        (int32 ``[N, K]``), and the counts (int32 ``[N]``)."""
+        counts = np.empty(self.num_tables, dtype=np.int32)
+        width = self._legal_width
+        while True:
+            ids = np.empty((self.num_tables, width), dtype=np.int32)
+            self._legal_lists(ids, counts)
+            most = int(counts.max())
+            if most <= width:
+                return ids[:, :most], counts
+            width = self._legal_width = max(most, 2 * width)  # wider at once: counts grow within a game
+
+    def _legal_lists(self, ids: np.ndarray, counts: np.ndarray) -> None:
+        raise NotImplementedError
+
     def random_legal(self, rng: np.random.Generator, active: Any = None) -> np.ndarray:
         """A uniformly random legal action at each table (each ``active`` one; 0 at the others),
         int64 ``[N]``: the picks and the use of ``rng`` of
@@ -283,6 +303,9 @@ class NativeTables(Tables):
     def _pick_legal(self, uniforms: np.ndarray, actions: np.ndarray) -> None:
         self._core.pick_legal(uniforms, actions)
 
+    def _legal_lists(self, ids: np.ndarray, counts: np.ndarray) -> None:
+        self._core.legal_lists(ids, counts)
+
     def _step(self, actions: np.ndarray, active: np.ndarray | None, rewards: np.ndarray, done: np.ndarray) -> int:
         return self._core.step(actions, active, self._next_seeds, rewards, done, self.final_scores)
 
@@ -322,6 +345,14 @@ class PythonTables(Tables):
         for i, state in enumerate(self.states):
             legal = self.engine.legal_actions(state)
             actions[i] = legal[min(int(uniforms[i] * len(legal)), len(legal) - 1)]
+
+    def _legal_lists(self, ids: np.ndarray, counts: np.ndarray) -> None:
+        ids[...] = -1
+        for i, state in enumerate(self.states):
+            legal = self.engine.legal_actions(state)
+            counts[i] = len(legal)
+            shown = min(len(legal), ids.shape[1])
+            ids[i, :shown] = legal[:shown]
 
     def _step(self, actions: np.ndarray, active: np.ndarray | None, rewards: np.ndarray, done: np.ndarray) -> int:
         tables = range(self.num_tables) if active is None else np.flatnonzero(active)

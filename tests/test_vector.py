@@ -378,6 +378,24 @@ def test_random_legal_picks_as_numpy_picks_from_the_masks(game: str, backend: st
             tables.step(wanted)
 
 
+@pytest.mark.parametrize("game,backend", GAME_BACKENDS)
+def test_legal_lists_are_the_masks_legal_ids(game: str, backend: str) -> None:
+    """``legal_lists`` gives each table's legal ids as the mask has them, padded with -1 to
+    the largest count, also when the lists outgrow the width it started with."""
+    tables = vector.make(game, 16, seed=5, backend=backend, num_threads=2 if backend == "native" else 1)
+    tables._legal_width = 2  # so that the lists outgrow it at once
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        mask = tables.observe().mask
+        ids, counts = tables.legal_lists()
+        np.testing.assert_array_equal(counts, mask.sum(axis=1))
+        assert ids.shape == (16, counts.max()) and ids.dtype == np.int32
+        for row, count, legal in zip(ids, counts, mask):
+            np.testing.assert_array_equal(row[:count], np.flatnonzero(legal))
+            assert (row[count:] == -1).all()
+        tables.step(random_actions(rng, mask))
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_calls_from_two_threads_on_one_batch_are_refused_not_interleaved(game: str) -> None:
     """The core releases the interpreter while it works: a second thread's call on the same

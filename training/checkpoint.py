@@ -24,8 +24,12 @@ from rummy_env.agents import Agent, Decision, SeatInfo
 
 from .config import TrainConfig, config_from_dict
 from .features import FEATURES, face_inputs
+from .inputs import GameInputs, game_inputs
 from .model import PolicyNet
 from .rollout import privileged_size
+from .scoring import ScoringNet
+
+Network = PolicyNet | ScoringNet
 
 FORMAT = "rummy_env-ppo-1"
 
@@ -36,13 +40,18 @@ class CheckpointError(ValueError):
 
 def env_sizes(config: TrainConfig) -> tuple[int, int]:
     """The observation and action sizes of the config's game and rules."""
-    raw = config.make_env()
-    return raw.observer.size, raw.layout.size
+    inputs = game_inputs(config.game, config.env_kwargs())
+    return inputs.observation_size, inputs.action_size
 
 
-def build_network(config: TrainConfig, observation_size: int, action_size: int) -> PolicyNet:
+def build_network(config: TrainConfig, observation_size: int, action_size: int,
+                  inputs: GameInputs | None = None) -> Network:
     """The config's network for an env of these sizes (its input: the observation, then the
-    config's features)."""
+    config's features); a ``ScoringNet`` with policy 'legal', over ``inputs`` (default: the
+    config's game's, ``inputs.game_inputs``)."""
+    if config.policy == "legal":
+        return ScoringNet(inputs or game_inputs(config.game, config.env_kwargs()), config.hidden_sizes,
+                          config.action_width)
     env = config.make_env()
     features = FEATURES[config.features]
     faces = face_inputs(env, features) if config.face_head else None
@@ -50,10 +59,13 @@ def build_network(config: TrainConfig, observation_size: int, action_size: int) 
                      privileged_size(env, config.privileged_stock_order) if config.privileged_critic else 0)
 
 
-def save_checkpoint(path: str | Path, network: PolicyNet, config: TrainConfig, counters: dict[str, Any],
+def save_checkpoint(path: str | Path, network: Network, config: TrainConfig, counters: dict[str, Any],
                     extra: dict[str, Any] | None = None) -> None:
-    """Writes a checkpoint (via a temporary file, so a crash never leaves half of one)."""
+    """Writes a checkpoint (via a temporary file, so a crash never leaves half of one); a
+    ``ScoringNet``'s holds its game's ``GameInputs`` too."""
     observation_size, action_size = env_sizes(config)
+    if isinstance(network, ScoringNet):
+        extra = {"inputs": network.inputs.to_dict(), **(extra or {})}
     data = {
         "format": FORMAT,
         "package_version": rummy_env.__version__,
@@ -114,10 +126,11 @@ def load_start(network: PolicyNet, weights: dict[str, Any], path: str | Path) ->
                               f"(weights missing: {missing}; not in the network: {unexpected})")
 
 
-def network_of(data: dict[str, Any]) -> PolicyNet:
+def network_of(data: dict[str, Any]) -> Network:
     """The network of a loaded checkpoint, in evaluation mode."""
-    config = config_from_dict(data["config"])
-    network = build_network(config, data["observation_size"], data["action_size"])
+    config = config_from_dict(data["config"], check=False)  # validated when trained; a cuda device may be absent here
+    inputs = GameInputs.from_dict(data["inputs"]) if "inputs" in data else None
+    network = build_network(config, data["observation_size"], data["action_size"], inputs)
     network.load_state_dict(data["weights"])
     return network.eval()
 

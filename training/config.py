@@ -26,9 +26,12 @@ from rummy_env.env import RummyEnv
 from rummy_env.agents import AGENT_NAMES, is_checkpoint_spec, make_agent
 
 from .features import FEATURES
+from .inputs import game_inputs
 
 REWARD_MODES: tuple[str, ...] = ("relative", "penalty", "win")
 BACKENDS: tuple[str, ...] = ("process", "ray")
+POLICIES: tuple[str, ...] = ("dense", "legal")
+DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 RESUMABLE: tuple[str, ...] = ("total_steps", "progress", "backend", "ray_address", "ray_worker_cpus")
 """The fields a resumed run may change: none of them changes what the run computes (with
 anneal_lr, a new total_steps stretches the rest of the schedule: that is what it is for)."""
@@ -82,6 +85,16 @@ class TrainConfig:
     'contract_expert', 'contract_last_deal' or 'contract_last_deal_odds'."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
+    policy: str = "dense"
+    """The policy's shape: 'dense' (``PolicyNet``: one logit per action id, games stepped one by
+    one in Python, any features and opponents) or 'legal' (``ScoringNet``: scores the legal
+    actions only, games stepped on the batched core, ``vector_rollout.py``; no features, and
+    opponents only self, past and random)."""
+    action_width: int = 64
+    """With policy 'legal': the width of each action's embedding and of the state's query."""
+    device: str = "auto"
+    """Where the update runs: 'cpu', 'cuda', or 'auto' (cuda where torch sees one). Rollout
+    workers infer on their CPU core either way."""
     face_head: bool = False
     """Add the face head (training/model.py): an action about a face (discard, go out, lay
     off, swap) also scores the inputs about that face (the observation's and the features'),
@@ -254,6 +267,22 @@ class TrainConfig:
                 raise ConfigError(f"ray_worker_cpus must be positive, not {self.ray_worker_cpus!r}")
             if importlib.util.find_spec("ray") is None:
                 raise ConfigError("backend 'ray' needs Ray: pip install -e \".[train,ray]\"")
+        if self.policy not in POLICIES:
+            raise ConfigError(f"policy must be one of {', '.join(POLICIES)}, not {self.policy!r}")
+        if self.device not in DEVICES:
+            raise ConfigError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
+        if self.device == "cuda" and not torch_cuda_available():
+            raise ConfigError("device 'cuda' but torch sees no CUDA device here: use 'auto' or 'cpu'")
+        if self.action_width < 1:
+            raise ConfigError(f"action_width must be a positive integer, not {self.action_width!r}")
+        if self.policy == "legal":
+            unfit = {"features": self.features != "none", "face_head": self.face_head,
+                     "privileged_critic": self.privileged_critic, "imitation_agent": self.imitation_agent is not None,
+                     "greedy_play": self.greedy_play > 0, "expert_play": self.expert_play > 0}
+            named = [name for name, bad in unfit.items() if bad]
+            if named:
+                raise ConfigError(f"policy 'legal' learns from the observation alone against self, past and random "
+                                  f"seats: set {', '.join(named)} to its default (none, false or 0)")
         if self.num_workers > self.num_envs:
             raise ConfigError(f"num_envs ({self.num_envs}) must be at least num_workers ({self.num_workers})")
         if not self.hidden_sizes or any(h < 1 for h in self.hidden_sizes):
@@ -278,7 +307,7 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be one of {', '.join(AGENT_NAMES)}, a 'module:Class' agent spec "
                                   f"or None, not {spec!r} ({problem})")
         try:
-            self.make_env()
+            game_inputs(self.game, self.env_kwargs())  # builds the env once per process
         except ValueError as err:  # e.g. an unknown rules option, named by the env
             raise ConfigError(f"rules: {err}") from None
         if self.features not in FEATURES:
@@ -302,6 +331,12 @@ class TrainConfig:
         return {"self": self.self_play, "past": self.past_play, "greedy": self.greedy_play,
                 "expert": self.expert_play, "random": self.random_play}
 
+    def torch_device(self) -> str:
+        """The device the update runs on: ``device``, with 'auto' resolved."""
+        if self.device == "auto":
+            return "cuda" if torch_cuda_available() else "cpu"
+        return self.device
+
     def env_kwargs(self) -> dict[str, Any]:
         """The env's keyword arguments: the rules config and the reward mode."""
         return {"num_players": self.num_players, "reward_mode": self.reward_mode, **self.rules}
@@ -314,6 +349,12 @@ class TrainConfig:
         data = dataclasses.asdict(self)
         data["hidden_sizes"] = list(self.hidden_sizes)
         return data
+
+
+def torch_cuda_available() -> bool:
+    import torch  # the config module is read by commands that never train: torch only when asked
+
+    return torch.cuda.is_available()
 
 
 def config_from_dict(data: dict[str, Any], source: str = "config", check: bool = True) -> TrainConfig:

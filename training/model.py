@@ -193,4 +193,4 @@ class PolicyNet(nn.Module):
 
     def weights(self) -> dict[str, torch.Tensor]:
         """A copy of the weights, detached: unchanged by later training."""
-        return {k: v.detach().clone() for k, v in self.state_dict().items()}
+        return {k: v.detach().cpu().clone() for k, v in self.state_dict().items()}

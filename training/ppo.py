@@ -66,6 +66,10 @@ from .config import ConfigError, TrainConfig, config_from_dict, refuse_changes
 from .model import PolicyNet
 from .plot import plot_learning_curve
 from .rollout import Batch
+from .scoring import ScoringNet
+from .vector_rollout import LegalBatch
+
+Network = PolicyNet | ScoringNet
 from . import run_folder
 from .runlog import RunLog
 from .stopping import Stopped, deferred_signals, stop_on_signals
@@ -77,24 +81,43 @@ EVAL_BLOCKS_PER_WORKER = 4
 starting one (torch, the checkpoint) takes seconds, more than a few games take."""
 
 # ---------------------------------------------------------------------- the PPO update
-def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batch, config: TrainConfig,
-               generator: torch.Generator, ent_coef: float | None = None, reference: PolicyNet | None = None,
+def _training_tensors(batch: Batch | LegalBatch, network: Network, device: torch.device) -> dict[str, torch.Tensor]:
+    """The batch's arrays as tensors on ``device``: what the network reads, and PPO's columns."""
+    arrays = {"actions": batch.actions, "old_log_probs": batch.log_probs, "old_values": batch.values,
+              "advantages": batch.advantages, "returns": batch.returns}
+    if isinstance(batch, LegalBatch):
+        arrays.update(states=batch.states, legal=batch.legal, widths=(batch.legal >= 0).sum(1))
+    else:
+        arrays.update(observations=batch.observations, masks=batch.masks)
+        if network.critic is not None:
+            arrays["privileged"] = batch.privileged
+    return {name: torch.from_numpy(np.asarray(value)).to(device) for name, value in arrays.items()}
+
+
+def _policy_inputs(tensors: dict[str, torch.Tensor], rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The network's inputs of ``rows``: (observations, masks), or for a legal-action policy
+    (states, legal lists cut to the rows' longest)."""
+    if "legal" in tensors:
+        width = int(tensors["widths"][rows].max())
+        return tensors["states"][rows], tensors["legal"][rows, :width]
+    return tensors["observations"][rows], tensors["masks"][rows]
+
+
+def ppo_update(network: Network, optimizer: torch.optim.Optimizer, batch: Batch | LegalBatch, config: TrainConfig,
+               generator: torch.Generator, ent_coef: float | None = None, reference: Network | None = None,
                value_only: bool = False) -> dict[str, float]:
-    """The clipped PPO update over ``batch``, with the masks stored at collection time.
+    """The clipped PPO update over ``batch``, with the masks (or legal lists) stored at collection time.
 
     ``ent_coef`` is this update's entropy weight (default ``config.ent_coef``). With a
     ``reference`` policy, ``kl_reference`` reports KL(policy || reference) over the legal
     actions, and ``config.kl_coef`` weighs it as a penalty. ``value_only`` trains the value
-    head alone (its trunk input detached): the policy stays exactly as it is."""
+    head alone (its trunk input detached): the policy stays exactly as it is. The update
+    runs where the network's weights are."""
     ent_coef = config.ent_coef if ent_coef is None else ent_coef
-    observations = torch.from_numpy(batch.observations)
-    privileged = torch.from_numpy(batch.privileged) if network.critic is not None else None
-    masks = torch.from_numpy(batch.masks)
-    actions = torch.from_numpy(batch.actions)
-    old_log_probs = torch.from_numpy(batch.log_probs)
-    old_values = torch.from_numpy(batch.values)
-    advantages = torch.from_numpy(batch.advantages)
-    returns = torch.from_numpy(batch.returns)
+    tensors = _training_tensors(batch, network, next(network.parameters()).device)
+    privileged = tensors.get("privileged")
+    actions, old_log_probs, old_values = tensors["actions"], tensors["old_log_probs"], tensors["old_values"]
+    advantages, returns = tensors["advantages"], tensors["returns"]
     size = len(actions)
     totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
     if reference is not None:
@@ -105,8 +128,10 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
         epoch_kl = []
         for start in range(0, size, config.minibatch_size):
             rows = order[start:start + config.minibatch_size]
-            distribution, values = network(observations[rows], masks[rows], detach_value=value_only,
-                                           privileged=None if privileged is None else privileged[rows])
+            rows = rows.to(actions.device)
+            inputs = _policy_inputs(tensors, rows)
+            extra = {} if privileged is None else {"privileged": privileged[rows]}
+            distribution, values = network(*inputs, detach_value=value_only, **extra)
             log_probs = distribution.log_prob(actions[rows])
             log_ratio = log_probs - old_log_probs[rows]
             ratio = log_ratio.exp()
@@ -127,7 +152,7 @@ def ppo_update(network: PolicyNet, optimizer: torch.optim.Optimizer, batch: Batc
             kl_reference = None
             if reference is not None:
                 with torch.no_grad():
-                    reference_distribution = reference.distribution(observations[rows], masks[rows])
+                    reference_distribution = reference.distribution(*inputs)
                 kl_reference = distribution.kl(reference_distribution).mean()
                 if config.kl_coef and not value_only:
                     loss = loss + config.kl_coef * kl_reference
@@ -168,7 +193,8 @@ class Trainer:
         torch.set_num_threads(config.torch_threads)  # before any op: results depend on the thread count
         torch.manual_seed(config.seed)
         self.sizes = env_sizes(config)
-        self.network = build_network(config, *self.sizes)
+        self.device = torch.device(config.torch_device())
+        self.network = build_network(config, *self.sizes).to(self.device)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(config.seed * 1_000_003)
         self.counters: dict[str, Any] = {"updates": 0, "env_steps": 0, "trained_decisions": 0, "seconds": 0.0}
@@ -315,9 +341,12 @@ class Trainer:
             ent_coef += (config.ent_coef_final - config.ent_coef) * done
         value_only = self.counters["updates"] < config.value_warmup_updates
         batch = workers.collect(self.network)
+        collected = time.perf_counter()
         stats = (ppo_update(self.network, self.optimizer, batch, config, self.generator, ent_coef, self.reference,
                             value_only) if len(batch.actions) else {})
         seconds = time.perf_counter() - start
+        timings = {"collect_seconds": collected - start, "update_seconds": seconds - (collected - start),
+                   **{f"collect_{part}_seconds": value for part, value in getattr(batch, "timings", {}).items()}}
         self.counters["updates"] += 1
         self.counters["env_steps"] += batch.env_steps
         self.counters["trained_decisions"] += len(batch.actions)
@@ -335,10 +364,11 @@ class Trainer:
                "trained_decisions": self.counters["trained_decisions"],
                "seconds": round(self.counters["seconds"], 3), "steps_per_second": batch.env_steps / seconds,
                "learning_rate": learning_rate, "ent_coef": 0.0 if value_only else ent_coef, **stats,
-               "train_games": len(batch.games)}
+               "train_games": len(batch.games), **timings}
         if batch.games:
             row["train_win_rate"] = float(np.mean([g["win"] for g in batch.games]))
-            row["train_penalty_per_round"] = float(np.mean([g["penalty_per_round"] for g in batch.games]))
+            if "penalty_per_round" in batch.games[0]:  # the batched core reports final scores only
+                row["train_penalty_per_round"] = float(np.mean([g["penalty_per_round"] for g in batch.games]))
         last_update = self.counters["env_steps"] >= config.total_steps
         bar.update(min(batch.env_steps, config.total_steps - bar.n))
         if config.eval_every and (updates % config.eval_every == 0 or last_update):

@@ -112,7 +112,8 @@ class RayWorkers:
     def collect(self, network: PolicyNet) -> Batch:
         weights = ray.put(network.weights())
         steps = steps_per_worker(self.config)
-        return Batch.concatenate(ray.get([a.collect.remote(weights, steps) for a in self.actors]))
+        batches = ray.get([a.collect.remote(weights, steps) for a in self.actors])
+        return type(batches[0]).concatenate(batches)
 
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
         pool_ref = ray.put(pool)

@@ -29,7 +29,10 @@ CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_
               "train_games", "train_win_rate", "train_penalty_per_round", "imitation_agreement",
               "imitation_value_loss",
               "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",
-              "eval_opponent_final_score", "eval_opponent_penalty_per_round")
+              "eval_opponent_final_score", "eval_opponent_penalty_per_round",
+              # where an update's time went (the collection's parts: policy 'legal' only)
+              "collect_seconds", "update_seconds", "collect_core_seconds", "collect_forward_seconds",
+              "collect_bookkeeping_seconds")
 WORKER_FIELDS = ("update", "worker", "node", "env_steps", "seconds")
 CURVE = "learning_curve/"
 CURVE_TAGS = {"eval_win_rate": "win_rate", "eval_win_low": "win_rate_low", "eval_win_high": "win_rate_high",

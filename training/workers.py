@@ -17,6 +17,7 @@ that it goes on exactly as the run would have.
 
 from __future__ import annotations
 
+import copy
 import math
 import multiprocessing
 from typing import Any, Protocol
@@ -28,6 +29,7 @@ from .checkpoint import build_network
 from .config import TrainConfig, config_from_dict
 from .model import PolicyNet
 from .rollout import Batch, Collector
+from .vector_rollout import LegalBatch, VectorCollector
 from .stopping import ctrl_c_blocked
 
 
@@ -69,14 +71,20 @@ def steps_per_worker(config: TrainConfig) -> int:
     return math.ceil(config.steps_per_update / config.num_workers)
 
 
+def make_collector(config: TrainConfig, stream: int, num_envs: int, network: Any) -> Collector | VectorCollector:
+    """The collector of the config's policy: games on the batched core for 'legal'."""
+    kind = VectorCollector if config.policy == "legal" else Collector
+    return kind(config, stream, num_envs, network)
+
+
 def worker_collector(config: dict[str, Any], stream: int, num_envs: int, sizes: tuple[int, int],
-                     state: bytes | None = None) -> tuple[PolicyNet, Collector]:
+                     state: bytes | None = None) -> tuple[PolicyNet, Collector | VectorCollector]:
     """What one worker process or actor runs: its own network copy and collector (restored
     from ``state`` if given)."""
     torch.set_num_threads(1)
     cfg = config_from_dict(config, check=False)  # the trainer has validated it
     network = build_network(cfg, *sizes)
-    collector = Collector(cfg, stream, num_envs, network)
+    collector = make_collector(cfg, stream, num_envs, network)
     if state is not None:
         collector.restore(state)
     return network, collector
@@ -87,11 +95,16 @@ class InProcessWorkers:
 
     def __init__(self, config: TrainConfig, network: PolicyNet, states: list[bytes] | None = None) -> None:
         self.config = config
-        self.collector = Collector(config, 0, config.num_envs, network)
+        # the collector infers on the CPU: a copy of its own when the trainer's network is elsewhere
+        on_cpu = next(network.parameters()).device.type == "cpu"
+        self.network = network if on_cpu else copy.deepcopy(network).cpu()
+        self.collector = make_collector(config, 0, config.num_envs, self.network)
         if states is not None:
             self.collector.restore(states[0])
 
     def collect(self, network: PolicyNet) -> Batch:
+        if self.network is not network:
+            self.network.load_state_dict(network.weights())
         return self.collector.collect(self.config.steps_per_update)
 
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
@@ -159,7 +172,8 @@ class ProcessWorkers:
         weights, steps = _arrays(network.weights()), steps_per_worker(self.config)
         for conn in self.connections:
             conn.send(("collect", (weights, steps)))
-        return Batch.concatenate([conn.recv() for conn in self.connections])
+        batches = [conn.recv() for conn in self.connections]
+        return type(batches[0]).concatenate(batches)
 
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
         for conn in self.connections:

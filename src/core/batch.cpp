@@ -46,6 +46,17 @@ void Batch::pick_legal(const double* uniforms, int64_t* actions) {
     });
 }
 
+void Batch::legal_lists(int32_t* ids, int width, int32_t* counts) {
+    pool_->run(size(), [&](int i) {
+        const std::vector<int>& legal = tables_[std::size_t(i)].legal_actions();
+        int32_t* row = ids + std::size_t(i) * std::size_t(width);
+        const int shown = std::min(int(legal.size()), width);
+        std::copy(legal.begin(), legal.begin() + shown, row);
+        std::fill(row + shown, row + width, -1);
+        counts[i] = int32_t(legal.size());
+    });
+}
+
 int Batch::step(const int64_t* actions, const bool* active, const uint64_t* next_seeds, float* rewards, bool* done,
                 int32_t* final_scores) {
     // nothing changes unless every action is legal: one round of the pool checks every table

@@ -42,6 +42,9 @@ public:
     // actions [N]: at each table its legal action number floor(uniforms[i] * count) in
     // ascending order (uniforms [N] in [0, 1)): a uniformly random legal action per table.
     void pick_legal(const double* uniforms, int64_t* actions);
+    // ids [N, width]: each table's legal actions, ascending, then -1 up to width (cut at
+    // width); counts [N]: each table's number of legal actions, cut or not.
+    void legal_lists(int32_t* ids, int width, int32_t* counts);
     // The first active table whose action is not legal, or -1 after applying the action of
     // every active table (active [N]; every table when null): rewards [N, num_players], done
     // [N], final_scores [N, num_players] (written where done), and next_seeds [N], the seed

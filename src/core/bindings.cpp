@@ -408,6 +408,19 @@ NB_MODULE(_core, m) {
             "uniforms"_a.noconvert(), "actions"_a.noconvert(),
             "fills actions: at each table its legal action number floor(uniform * count), ascending")
         .def(
+            "legal_lists",
+            [](rummy::Batch& self, Array<int32_t, nb::ndim<2>> ids, Array<int32_t, nb::ndim<1>> counts) {
+                const std::size_t n = std::size_t(self.size());
+                if (ids.shape(0) != n) throw nb::value_error("ids must have one row per table");
+                require_shape(counts, "counts", n);
+                nb::gil_scoped_release release;
+                auto claim = self.claim();
+                self.legal_lists(ids.data(), int(ids.shape(1)), counts.data());
+            },
+            "ids"_a.noconvert(), "counts"_a.noconvert(),
+            "fills ids [N, width] with each table's legal actions, ascending, then -1 (cut at width), and counts [N] "
+            "with each table's number of legal actions")
+        .def(
             "step",
             [](rummy::Batch& self, Array<const int64_t, nb::ndim<1>> actions, std::optional<Array<const bool, nb::ndim<1>>> active,
                Array<const uint64_t, nb::ndim<1>> seeds, Array<float, nb::ndim<2>> rewards, Array<bool, nb::ndim<1>> done,

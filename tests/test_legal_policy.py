@@ -1,0 +1,226 @@
+"""The legal-action policy (``policy: legal``): the game-input description, the scoring
+network's exact masking, collection on the batched core (per-seat credit, saving and
+restoring), the config's checks, checkpoints and the trainer, in tiny budgets."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import rummy_env
+from rummy_env import vector
+from rummy_env.actions import ActionKind
+from rummy_env.evaluate import evaluate
+from rummy_training import inputs as inputs_module
+from rummy_training.checkpoint import PolicyAgent, build_network, env_sizes, load_checkpoint, network_of
+from rummy_training.config import ConfigError, TrainConfig
+from rummy_training.inputs import DROPPED_PARTS, GameInputs, game_inputs
+from rummy_training.ppo import Trainer
+from rummy_training.scoring import ScoringNet
+from rummy_training.stopping import Stopped
+from rummy_training.vector_rollout import LegalBatch, VectorCollector
+
+GAMES = tuple(rummy_env.GAMES)
+
+
+def legal_config(**fields) -> TrainConfig:
+    """A legal-policy config that trains a few seconds in this process."""
+    base = dict(game="three_thirteen", num_players=2, policy="legal", total_steps=1024, steps_per_update=512,
+                num_envs=4, num_workers=0, hidden_sizes=(32,), action_width=16, minibatch_size=128,
+                update_epochs=2, eval_every=0, progress=False, self_play=0.6, past_play=0.2, random_play=0.2,
+                greedy_play=0.0)
+    base.update(fields)
+    config = TrainConfig(**base)
+    config.validate()
+    return config
+
+
+def env_inputs(game: str) -> GameInputs:
+    return game_inputs(game, {"num_players": 4, "reward_mode": "relative"})
+
+
+# ---------------------------------------------------------------- the game's inputs
+@pytest.mark.parametrize("game", GAMES)
+def test_the_inputs_keep_the_observation_but_its_slot_blocks_and_point_each_face_action_at_its_face(game: str):
+    env = rummy_env.GAMES[game].raw_env(num_players=4)
+    inputs = env_inputs(game)
+    offsets = env.observer.offsets
+    for name, part in offsets.items():
+        kept = np.isin(np.arange(part.start, part.stop), inputs.columns)
+        if name in DROPPED_PARTS:
+            assert not kept.any(), name
+        elif name == "discard_order":
+            assert kept.sum() == inputs_module.DISCARD_ROWS * env.observer.num_faces
+        else:
+            assert kept.all(), name
+    env.reset(seed=3)
+    observation = env.observe(env.agent_selection)["observation"]
+    state = observation[inputs.columns]
+    hand = offsets["hand"]
+    for action in range(env.layout.size):
+        kind, args = env.layout.kinds[action], env.layout.args[action]
+        if kind in inputs_module.FACE_ACTIONS:
+            face = args if isinstance(args, int) else args[0]
+            assert state[inputs.face_channels[action, 0]] == observation[hand.start + face]  # the first part: hand
+        else:
+            assert (inputs.face_channels[action] == -1).all()
+    assert (inputs.tokens[:, 0] == 1 + np.asarray(env.layout.kinds)).all()  # every action names its kind first
+    assert len({tuple(row) for row in inputs.tokens}) > 0.9 * env.layout.size  # tokens tell actions apart
+    again = GameInputs.from_dict(inputs.to_dict())
+    assert all(np.array_equal(getattr(again, name), getattr(inputs, name))
+               for name in ("columns", "tokens", "face_channels"))
+    assert env_inputs(game) is inputs  # built once per process
+
+
+# ---------------------------------------------------------------- the scoring network
+@pytest.mark.parametrize("game", GAMES)
+def test_the_scoring_policy_puts_all_probability_on_legal_actions_whatever_the_padding(game: str):
+    torch.manual_seed(0)
+    inputs = env_inputs(game)
+    net = ScoringNet(inputs, (32,), 16)
+    tables = vector.make(game, 16, seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        tables.step(tables.random_legal(rng))
+    observation = tables.observe()
+    legal, counts = tables.legal_lists()
+    states = torch.from_numpy(net.select(observation.obs))
+    distribution, values = net(states, torch.from_numpy(legal))
+    probs = distribution.probs
+    assert torch.allclose(probs.sum(1), torch.ones(16)) and values.shape == (16,)
+    assert (probs[torch.from_numpy(legal < 0)] == 0).all()
+    positions = distribution.sample(torch.Generator().manual_seed(1))
+    assert (positions < torch.from_numpy(counts)).all()
+    wider = np.pad(legal, ((0, 0), (0, 7)), constant_values=-1)  # more padding: the same policy
+    assert torch.allclose(net.distribution(states, torch.from_numpy(wider)).probs[:, :legal.shape[1]], probs)
+    alone = net.distribution(states[:1], torch.from_numpy(legal[:1, :counts[0]])).probs  # other rows: no effect
+    assert torch.allclose(alone, probs[:1, :counts[0]], atol=1e-6)
+    net.freeze_actions(True)  # the table kept for collection scores as the one summed afresh
+    assert torch.allclose(net.distribution(states, torch.from_numpy(legal)).probs, probs)
+    for row in range(16):
+        assert observation.mask[row, net.most_probable(observation.obs[row], observation.mask[row])]
+
+
+# ---------------------------------------------------------------- collection
+def test_each_seat_is_credited_the_round_rewards_of_its_own_game():
+    """Every seat the current policy, gamma = lambda = 1, one table: the return of a seat's
+    first decision in a finished game is its relative result, (table mean - own score) / 100."""
+    config = legal_config(num_envs=1, self_play=1.0, past_play=0.0, random_play=0.0, gamma=1.0, gae_lambda=1.0,
+                          rules={"max_turns_per_round": 6})
+    collector = VectorCollector(config, 0, 1, build_network(config, *env_sizes(config)))
+    finals: list[np.ndarray] = []
+    record = collector._record
+    collector._record = lambda table: (finals.append(collector.tables.final_scores[table].copy()), record(table))
+    opener = int(collector.tables.observe().seat[0])
+    batch = collector.collect(4000)
+    assert finals, "the game did not end within the collection"
+    scores = finals[0]
+    returns = batch.advantages + batch.values
+    # two players, each turn a draw then a discard: rows 0 and 2 open the two seats' games
+    assert np.isclose(returns[0], (scores.mean() - scores[opener]) / 100, atol=1e-5)
+    assert np.isclose(returns[2], (scores.mean() - scores[1 - opener]) / 100, atol=1e-5)
+    assert (batch.actions < (batch.legal >= 0).sum(1)).all()  # every action a legal position
+
+
+def _assert_states_fit_their_legal_lists(batch: LegalBatch, inputs: GameInputs) -> None:
+    """Each decision's state holds every card its legal discards name (a state stored with
+    the wrong decision, or lost, would not)."""
+    discards = inputs.tokens[:, 0] == 1 + int(ActionKind.DISCARD)
+    checked = 0
+    for state, legal in zip(batch.states, batch.legal):
+        for action in legal[legal >= 0]:
+            if discards[action]:
+                assert state[inputs.face_channels[action, 0]] >= 1  # the hand's count of the card
+                checked += 1
+    assert checked
+
+
+def test_a_restored_collector_plays_on_exactly_as_the_one_it_was_saved_from():
+    config = legal_config(num_envs=3, rules={"max_turns_per_round": 8})
+    network = build_network(config, *env_sizes(config))
+    snapshot = build_network(config, *env_sizes(config))
+    pool = [snapshot.weights()]
+    original = VectorCollector(config, 1, 3, network)
+    original.set_pool(pool)
+    original.collect(300)
+    saved = original.state()
+    copy = VectorCollector(config, 1, 3, network)
+    copy.set_pool(pool)
+    copy.restore(saved)
+    for _ in range(2):
+        a, b = original.collect(500), copy.collect(500)
+        _assert_states_fit_their_legal_lists(a, original.inputs)
+        for name in ("states", "legal", "actions", "log_probs", "values", "advantages"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        assert a.games == b.games
+    assert a.games, "no game ended: the test would not see the finished games' records"
+
+
+def test_batches_of_two_workers_join_with_the_longest_legal_lists():
+    config = legal_config(num_envs=2)
+    network = build_network(config, *env_sizes(config))
+    parts = [VectorCollector(config, stream, 1, network).collect(200) for stream in (0, 1)]
+    joined = LegalBatch.concatenate(parts)
+    assert len(joined.actions) == sum(len(p.actions) for p in parts)
+    assert joined.legal.shape[1] == max(p.legal.shape[1] for p in parts)
+    assert joined.env_steps == 400 and set(joined.timings) == {"core", "forward", "bookkeeping"}
+
+
+# ---------------------------------------------------------------- config and checkpoints
+@pytest.mark.parametrize("fields,named", [
+    (dict(features="three_thirteen_penalties"), "features"),
+    (dict(greedy_play=0.2), "greedy_play"),
+    (dict(face_head=True), "face_head"),
+    (dict(imitation_agent="expert"), "imitation_agent"),
+    (dict(policy="sparse"), "policy must be one of dense, legal"),
+    (dict(device="tpu"), "device must be one of auto, cpu, cuda"),
+])
+def test_a_legal_policy_config_names_what_it_cannot_train(fields: dict, named: str):
+    with pytest.raises(ConfigError, match=named):
+        legal_config(**fields)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_asking_for_cuda_without_one_is_a_config_error():
+    with pytest.raises(ConfigError, match="no CUDA device"):
+        legal_config(device="cuda")
+    assert legal_config(device="auto").torch_device() == "cpu"
+
+
+def test_a_legal_policy_checkpoint_plays_through_the_harness_without_building_an_env(tmp_path: Path):
+    run = Trainer(legal_config(run_dir=str(tmp_path), run_name="legal")).train()
+    data = load_checkpoint(run / "last.pt")
+    assert GameInputs.from_dict(data["inputs"]).input_size == data["weights"]["trunk.0.weight"].shape[1]
+    inputs_module._cached.cache_clear()
+    network_of(data)
+    assert inputs_module._cached.cache_info().misses == 0  # the network came from the checkpoint alone
+    report = evaluate("three_thirteen", [str(run / "last.pt"), "random"], games=4, seed=1,
+                      env_kwargs={"num_players": 2})
+    assert len(report.records) == 4
+    agent = PolicyAgent(run / "last.pt")
+    assert isinstance(agent.network, ScoringNet)
+
+
+def test_a_stopped_and_resumed_legal_run_equals_one_that_never_stopped(tmp_path: Path, monkeypatch):
+    fields = dict(run_dir=str(tmp_path), total_steps=2048, snapshot_every=1, seed=4, rules={"max_turns_per_round": 8})
+    whole = Trainer(legal_config(run_name="whole", **fields)).train()
+    save_last = Trainer._save_last
+
+    def stop_at_update_3(self, workers):
+        if self.counters["updates"] == 3:
+            raise Stopped(signal.SIGTERM)
+        save_last(self, workers)
+
+    monkeypatch.setattr(Trainer, "_save_last", stop_at_update_3)
+    with pytest.raises(Stopped):
+        Trainer(legal_config(run_name="stopped", **fields)).train()
+    monkeypatch.undo()
+    Trainer(legal_config(run_name="stopped", **{**fields, "resume": str(tmp_path / "stopped" / "last.pt")})).train()
+    a, b = load_checkpoint(whole / "last.pt"), load_checkpoint(tmp_path / "stopped" / "last.pt")
+    for name in ("weights", "optimizer", "pool"):
+        torch.testing.assert_close(a[name], b[name], rtol=0, atol=0, msg=name)
+    assert a["counters"]["env_steps"] == b["counters"]["env_steps"] == 2048
