@@ -4,8 +4,10 @@
     python benchmarks/learning.py contract_rummy --seed 2
     python benchmarks/learning.py three_thirteen --steps 2000000 --points 10 --opponents random greedy
     python benchmarks/learning.py --table                         # the README's table of every curve
+    python benchmarks/learning.py three_thirteen --configs configs/scratch --run-dir runs/scratch \
+        --out benchmarks/results/scratch                          # the legal-action policy on the batched core
 
-Trains PPO with ``configs/learning/GAME.yaml``: from the initial policy (no imitation, no
+Trains PPO with ``configs/learning/GAME.yaml`` (``--configs`` names another folder): from the initial policy (no imitation, no
 init_checkpoint), with only the features any agent could compute from its own observation
 (``FAIR_FEATURES``; a set that passes the expert baseline's advice, ``ADVICE_FEATURES``, is
 refused), keeping the weights about ``--points`` times over the budget (``keep_every``). The
@@ -101,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS), metavar="SPEC",
                         help="agent specs the kept weights play (default: random greedy expert)")
     parser.add_argument("--workers", type=positive, default=2, help="evaluation worker processes (default 2)")
+    parser.add_argument("--configs", type=Path, default=CONFIGS,
+                        help="the folder of GAME.yaml configs (default configs/learning)")
     parser.add_argument("--run-dir", type=Path, default=Path("runs/learning"), help="where run folders go")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/learning"), help="where curves go")
     parser.add_argument("--set", nargs="+", action="extend", type=field_value, default=[], metavar="FIELD=VALUE",
@@ -113,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
 def benchmark_config(game: str, args: argparse.Namespace) -> TrainConfig:
     """The run's config: the game's learning config with the options applied, resuming the
     run folder's last.pt if there is one. Raises ``ConfigError`` naming the field."""
-    data = load_config(CONFIGS / f"{game}.yaml").to_dict()
+    data = load_config(args.configs / f"{game}.yaml").to_dict()
     for name, value in args.set:
         if name in OWNED_FIELDS:
             raise ConfigError(f"--set {name}: {name} is set by {OWNED_FIELDS[name]}")
@@ -280,8 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.game is None:
         fail(PROG, f"give a GAME: one of {', '.join(GAMES)} (or --table)")
-    if not (CONFIGS / f"{args.game}.yaml").exists():
-        fail(PROG, f"{args.game} has no learning config {CONFIGS.relative_to(REPO)}/{args.game}.yaml")
+    if not (args.configs / f"{args.game}.yaml").exists():
+        fail(PROG, f"{args.game} has no learning config {args.configs}/{args.game}.yaml")
     try:
         config = benchmark_config(args.game, args)
     except (ConfigError, CheckpointError) as err:

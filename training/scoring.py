@@ -110,6 +110,13 @@ class ScoringNet(nn.Module):
         position = int(self.distribution(state, torch.from_numpy(legal).unsqueeze(0)).mode()[0])
         return int(legal[position])
 
+    @torch.no_grad()
+    def soften(self, temperature: float) -> None:
+        """Divides every logit by ``temperature`` (the query's weights and bias): the same
+        order of actions, a flatter distribution over them above 1."""
+        self.query.weight.div_(temperature)
+        self.query.bias.div_(temperature)
+
     def weights(self) -> dict[str, torch.Tensor]:
         """A copy of the weights, detached: unchanged by later training."""
         return {k: v.detach().cpu().clone() for k, v in self.state_dict().items()}

@@ -62,6 +62,20 @@ def beats(report: Report) -> tuple[bool, str]:
     return win_ok and score_ok, words
 
 
+def _network_line(data: dict) -> str:
+    config = data["config"]
+    if config.get("policy") == "legal":
+        return (f"- Network: the legal-action policy (`training/scoring.py`): {len(data['inputs']['columns'])} "
+                f"numbers of the observation, a trunk {list(config['hidden_sizes'])} (ReLU), each legal action "
+                f"scored against it (action width {config['action_width']}) and a value head, weights stored as "
+                f"{_precision(data['weights'])}; plays the most probable legal action.")
+    return (f"- Network: the observation plus features `{config['features']}`, a trunk {list(config['hidden_sizes'])} "
+            f"(ReLU), policy{' (with the face head)' if config.get('face_head') else ''} and "
+            + ("value heads" if not config.get("privileged_critic") else
+               "a critic of its own that in training also read the other seats' hands and the stock")
+            + f", weights stored as {_precision(data['weights'])}; plays the most probable legal action.")
+
+
 def model_card(name: str, data: dict, reports: dict[str, Report]) -> str:
     """The model card of a shipped checkpoint's ``data`` (its ``note`` a line of it), with the
     acceptance report and its command per opponent."""
@@ -76,11 +90,7 @@ def model_card(name: str, data: dict, reports: dict[str, Report]) -> str:
         "",
         f"- Observation size {data['observation_size']}, action size {data['action_size']}, rules config "
         f"`{data['rules_config']}`, package version {data['package_version']}, format `{FORMAT}`.",
-        f"- Network: the observation plus features `{config['features']}`, a trunk {list(config['hidden_sizes'])} "
-        f"(ReLU), policy{' (with the face head)' if config.get('face_head') else ''} and "
-        + ("value heads" if not config.get("privileged_critic") else
-           "a critic of its own that in training also read the other seats' hands and the stock")
-        + f", weights stored as {_precision(data['weights'])}; plays the most probable legal action.",
+        _network_line(data),
     ]
     start = counters.get("init")
     if start:
