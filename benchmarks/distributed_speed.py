@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # train_speed, beside this file
 
-from train_speed import GAMES, measure  # noqa: E402
+from train_speed import CONFIGS, GAMES, measure  # noqa: E402
 
 BACKENDS = ("process", "ray")
 
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     samples: dict[str, dict[str, list[float]]] = {}
     for workers in args.workers:
         for backend in BACKENDS:
-            speeds = measure(args.game, args.updates, workers, backend)
+            speeds = [row["steps_per_second"] for row in measure(args.game, args.updates, workers, backend, CONFIGS)]
             samples.setdefault(str(workers), {})[backend] = speeds
             print(f"  {workers} worker(s), {backend}: {', '.join(f'{s:,.0f}' for s in speeds)}", flush=True)
     head = f"{'workers':>7} {'process steps/s':>16} {'ray steps/s':>12} {'ray/process':>12}"

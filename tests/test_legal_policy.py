@@ -224,3 +224,13 @@ def test_a_stopped_and_resumed_legal_run_equals_one_that_never_stopped(tmp_path:
     for name in ("weights", "optimizer", "pool"):
         torch.testing.assert_close(a[name], b[name], rtol=0, atol=0, msg=name)
     assert a["counters"]["env_steps"] == b["counters"]["env_steps"] == 2048
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "scratch").glob("*.yaml")),
+                         ids=lambda path: path.stem)
+def test_the_from_scratch_configs_train_the_legal_policy_from_the_observation_alone(path: Path):
+    from rummy_training.config import load_config
+
+    config = load_config(path)
+    assert path.stem == config.game and config.policy == "legal"
+    assert config.features == "none" and config.imitation_agent is None and config.init_checkpoint is None
