@@ -29,6 +29,7 @@ span ``low..high`` of run positions a legal run can cover (position ``R`` is the
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import IntEnum
 from itertools import combinations_with_replacement
@@ -87,6 +88,13 @@ class ActionLayout:
     Arguments: a depth for ``DEEP_DRAW``, a face for ``DISCARD`` / ``GO_OUT``, a
     ``SetAction`` / ``RunAction`` for melds, ``(face, slot)`` for ``LAY_OFF`` / ``SWAP``.
     """
+
+    @staticmethod
+    def of(rules: GameRules) -> "ActionLayout":
+        """The layout of ``rules``, built once per process and shared: a layout is never
+        changed after it is built, and building Toonerville Rook's takes 0.08 s."""
+        return _shared_layout(rules)
+
 
     DRAW_STOCK = 0
     DRAW_DISCARD = 1
@@ -286,3 +294,8 @@ def _run_actions(rules: GameRules) -> list[RunAction]:
         for high in range(low + mr.run_min - 1, min(top, low + R - 1) + 1)
         if not (low == 0 and high == R)  # one ace per run
     ]
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_layout(rules: GameRules) -> ActionLayout:
+    return ActionLayout(rules)

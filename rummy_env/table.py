@@ -57,7 +57,7 @@ def table_arguments(rules: GameRules, layout: ActionLayout | None = None) -> dic
             sets=[r.contract[0] for r in rules.rounds], runs=[r.contract[1] for r in rules.rounds],
             down_means_out=[r.down_means_out for r in rules.rounds],
             out_by_melding=[r.out_by_melding for r in rules.rounds],
-            layout=_core_layout(layout if layout is not None else ActionLayout(rules)))
+            layout=_core_layout(layout if layout is not None else ActionLayout.of(rules)))
     return arguments
 
 

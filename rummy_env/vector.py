@@ -279,7 +279,7 @@ class NativeTables(Tables):
     backend: Backend = "native"
 
     def _open(self, rules: GameRules, num_tables: int, num_threads: int, reward_mode: str) -> ActionLayout:
-        layout = ActionLayout(rules)
+        layout = ActionLayout.of(rules)
         self._core = _core.Batch(num_tables, num_threads, _REWARD_MODE_IDS[reward_mode],
                                  **table_arguments(rules, layout))
         return layout

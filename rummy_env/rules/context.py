@@ -17,7 +17,7 @@ class RulesContext:
     def __init__(self, rules: GameRules) -> None:
         self.rules = rules
         self.card_set = cs = rules.deck.card_set
-        self.layout = ActionLayout(rules)
+        self.layout = ActionLayout.of(rules)
         self.solver = solver(cs, rules.melds)
         self.num_players = rules.num_players
         self.natural_values = [rules.rank_penalties[cs.rank(f)] for f in range(cs.num_naturals)]
