@@ -106,11 +106,13 @@ def test_the_scoring_policy_puts_all_probability_on_legal_actions_whatever_the_p
 
 
 # ---------------------------------------------------------------- collection
-def test_each_seat_is_credited_the_round_rewards_of_its_own_game():
+@pytest.mark.parametrize("algorithm,lam", [("ppo", 1.0), ("dmc", 0.5)])
+def test_each_seat_is_credited_the_round_rewards_of_its_own_game(algorithm: str, lam: float):
     """Every seat the current policy, gamma = lambda = 1, one table: the return of a seat's
-    first decision in a finished game is its relative result, (table mean - own score) / 100."""
-    config = legal_config(num_envs=1, self_play=1.0, past_play=0.0, random_play=0.0, gamma=1.0, gae_lambda=1.0,
-                          rules={"max_turns_per_round": 6})
+    first decision in a finished game is its relative result, (table mean - own score) / 100.
+    Deep Monte-Carlo learns from returns whatever ``gae_lambda`` says."""
+    config = legal_config(num_envs=1, self_play=1.0, past_play=0.0, random_play=0.0, gamma=1.0, gae_lambda=lam,
+                          rules={"max_turns_per_round": 6}, algorithm=algorithm)
     collector = VectorCollector(config, 0, 1, build_network(config, *env_sizes(config)))
     finals: list[np.ndarray] = []
     record = collector._record
@@ -170,6 +172,38 @@ def test_batches_of_two_workers_join_with_the_longest_legal_lists():
     assert joined.env_steps == 400 and set(joined.timings) == {"core", "forward", "bookkeeping"}
 
 
+# ---------------------------------------------------------------- Deep Monte-Carlo
+def test_deep_monte_carlo_plays_its_best_scored_action_but_for_epsilon_of_the_time():
+    config = legal_config(num_envs=64, algorithm="dmc", epsilon=0.0, self_play=1.0, past_play=0.0, random_play=0.0)
+    network = build_network(config, *env_sizes(config))
+    collector = VectorCollector(config, 0, 64, network)
+    observation = collector.tables.observe()
+    legal, counts = collector.tables.legal_lists()
+    states = network.select(observation.obs)
+    best = network.distribution(torch.from_numpy(states), torch.from_numpy(legal)).logits.argmax(1).numpy()
+    greedy, _, values = collector._sample(network, states, legal, True)
+    assert np.array_equal(greedy, best)
+    q = network.distribution(torch.from_numpy(states), torch.from_numpy(legal)).logits.detach().numpy()
+    assert np.allclose(values, q[np.arange(64), best])  # the Q of the action taken
+    collector.config = legal_config(algorithm="dmc", epsilon=1.0)
+    picks = np.stack([collector._sample(network, states, legal, False)[0] for _ in range(20)])
+    assert (picks < counts).all() and (picks != best).any(axis=0).sum() > 32  # uniform: mostly not the best
+
+
+def test_deep_monte_carlo_fits_the_scores_of_the_actions_taken_to_their_returns():
+    from rummy_training.dmc import dmc_update
+
+    torch.manual_seed(0)
+    config = legal_config(num_envs=8, algorithm="dmc", epsilon=0.1, update_epochs=4, minibatch_size=64)
+    network = build_network(config, *env_sizes(config))
+    batch = VectorCollector(config, 0, 8, network).collect(800)
+    optimizer = torch.optim.Adam(network.parameters(), lr=1e-3)
+    first = dmc_update(network, optimizer, batch, config, torch.Generator().manual_seed(0))["value_loss"]
+    for _ in range(5):
+        last = dmc_update(network, optimizer, batch, config, torch.Generator().manual_seed(0))["value_loss"]
+    assert last < 0.5 * first
+
+
 # ---------------------------------------------------------------- config and checkpoints
 @pytest.mark.parametrize("fields,named", [
     (dict(features="three_thirteen_penalties"), "features"),
@@ -178,6 +212,9 @@ def test_batches_of_two_workers_join_with_the_longest_legal_lists():
     (dict(imitation_agent="expert"), "imitation_agent"),
     (dict(policy="sparse"), "policy must be one of dense, legal"),
     (dict(device="tpu"), "device must be one of auto, cpu, cuda"),
+    (dict(algorithm="dqn"), "algorithm must be one of ppo, dmc"),
+    (dict(algorithm="dmc", policy="dense", random_play=0.0), "needs policy 'legal'"),
+    (dict(algorithm="dmc", epsilon=1.5), "epsilon must lie in"),
 ])
 def test_a_legal_policy_config_names_what_it_cannot_train(fields: dict, named: str):
     with pytest.raises(ConfigError, match=named):
@@ -205,8 +242,10 @@ def test_a_legal_policy_checkpoint_plays_through_the_harness_without_building_an
     assert isinstance(agent.network, ScoringNet)
 
 
-def test_a_stopped_and_resumed_legal_run_equals_one_that_never_stopped(tmp_path: Path, monkeypatch):
-    fields = dict(run_dir=str(tmp_path), total_steps=2048, snapshot_every=1, seed=4, rules={"max_turns_per_round": 8})
+@pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
+def test_a_stopped_and_resumed_legal_run_equals_one_that_never_stopped(tmp_path: Path, monkeypatch, algorithm: str):
+    fields = dict(run_dir=str(tmp_path), total_steps=2048, snapshot_every=1, seed=4, rules={"max_turns_per_round": 8},
+                  algorithm=algorithm)
     whole = Trainer(legal_config(run_name="whole", **fields)).train()
     save_last = Trainer._save_last
 
@@ -226,11 +265,15 @@ def test_a_stopped_and_resumed_legal_run_equals_one_that_never_stopped(tmp_path:
     assert a["counters"]["env_steps"] == b["counters"]["env_steps"] == 2048
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs" / "scratch").glob("*.yaml")),
-                         ids=lambda path: path.stem)
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("scratch/*.yaml")) + sorted(CONFIGS.glob("dmc/*.yaml")),
+                         ids=lambda path: f"{path.parent.name}/{path.stem}")
 def test_the_from_scratch_configs_train_the_legal_policy_from_the_observation_alone(path: Path):
     from rummy_training.config import load_config
 
     config = load_config(path)
     assert path.stem == config.game and config.policy == "legal"
+    assert config.algorithm == ("dmc" if path.parent.name == "dmc" else "ppo")
     assert config.features == "none" and config.imitation_agent is None and config.init_checkpoint is None

@@ -31,6 +31,7 @@ from .inputs import game_inputs
 REWARD_MODES: tuple[str, ...] = ("relative", "penalty", "win")
 BACKENDS: tuple[str, ...] = ("process", "ray")
 POLICIES: tuple[str, ...] = ("dense", "legal")
+ALGORITHMS: tuple[str, ...] = ("ppo", "dmc")
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 RESUMABLE: tuple[str, ...] = ("total_steps", "progress", "backend", "ray_address", "ray_worker_cpus")
 """The fields a resumed run may change: none of them changes what the run computes (with
@@ -91,6 +92,13 @@ class TrainConfig:
     actions only, games stepped on the batched core, ``vector_rollout.py``; no features, and
     opponents only self, past and random)."""
     action_width: int = 64
+    """With policy 'legal': the width of each action's embedding and of the state's query."""
+    algorithm: str = "ppo"
+    """The learner: 'ppo' (clipped PPO, ``ppo.py``) or, with policy 'legal', 'dmc' (Deep
+    Monte-Carlo as DouZero: Q of each legal action fitted to the seats' returns, played
+    epsilon-greedy; ``dmc.py``). Both run on the same collection and run management."""
+    epsilon: float = 0.01
+    """With algorithm 'dmc': the chance of a uniformly random legal action at each decision."""
     """With policy 'legal': the width of each action's embedding and of the state's query."""
     device: str = "auto"
     """Where the update runs: 'cpu', 'cuda', or 'auto' (cuda where torch sees one). Rollout
@@ -273,6 +281,12 @@ class TrainConfig:
             raise ConfigError(f"device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         if self.device == "cuda" and not torch_cuda_available():
             raise ConfigError("device 'cuda' but torch sees no CUDA device here: use 'auto' or 'cpu'")
+        if self.algorithm not in ALGORITHMS:
+            raise ConfigError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {self.algorithm!r}")
+        if self.algorithm == "dmc" and self.policy != "legal":
+            raise ConfigError("algorithm 'dmc' scores the legal actions as Q-values: it needs policy 'legal'")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise ConfigError(f"epsilon must lie in [0, 1], not {self.epsilon!r}")
         if self.action_width < 1:
             raise ConfigError(f"action_width must be a positive integer, not {self.action_width!r}")
         if self.policy == "legal":

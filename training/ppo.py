@@ -5,8 +5,10 @@
 
 Every field of ``TrainConfig`` (``training/config.py``) can be overridden on the command
 line (``--help`` lists them). The loop: rollout workers play ``num_envs`` games side by
-side with the current weights (one batched forward pass per step, see ``rollout.py``),
-then the trainer runs the PPO update on the decisions of the seats it trains. Every
+side with the current weights (one batched forward pass per step, see ``rollout.py``; with
+``policy: legal``, on the batched core, ``vector_rollout.py``), then the trainer runs the
+config's learner (``LEARNERS``: the PPO update below, or Deep Monte-Carlo, ``dmc.py``) on the
+decisions of the seats it trains, on ``device``. Every
 ``snapshot_every`` updates the policy joins the pool of frozen opponents; every
 ``eval_every`` updates it plays ``eval_games`` against ``eval_opponent`` with the
 evaluation harness (``rummy_env.evaluate``, seats rotated), and the best result is kept.
@@ -66,6 +68,7 @@ from .config import ConfigError, TrainConfig, config_from_dict, refuse_changes
 from .model import PolicyNet
 from .plot import plot_learning_curve
 from .rollout import Batch
+from .dmc import dmc_update
 from .scoring import ScoringNet
 from .vector_rollout import LegalBatch
 
@@ -178,6 +181,11 @@ def ppo_update(network: Network, optimizer: torch.optim.Optimizer, batch: Batch 
     stats["explained_variance"] = (float(1 - np.var(batch.returns - batch.values) / variance)
                                    if variance > 0 else float("nan"))
     return stats
+
+
+LEARNERS = {"ppo": ppo_update, "dmc": dmc_update}
+"""Each ``algorithm``'s update of the network from one collection, called by ``Trainer``:
+``(network, optimizer, batch, config, generator, **extras) -> stats``."""
 
 
 # ---------------------------------------------------------------------- the trainer
@@ -342,8 +350,9 @@ class Trainer:
         value_only = self.counters["updates"] < config.value_warmup_updates
         batch = workers.collect(self.network)
         collected = time.perf_counter()
-        stats = (ppo_update(self.network, self.optimizer, batch, config, self.generator, ent_coef, self.reference,
-                            value_only) if len(batch.actions) else {})
+        learner = LEARNERS[config.algorithm]
+        stats = (learner(self.network, self.optimizer, batch, config, self.generator, ent_coef=ent_coef,
+                         reference=self.reference, value_only=value_only) if len(batch.actions) else {})
         seconds = time.perf_counter() - start
         timings = {"collect_seconds": collected - start, "update_seconds": seconds - (collected - start),
                    **{f"collect_{part}_seconds": value for part, value in getattr(batch, "timings", {}).items()}}

@@ -20,6 +20,11 @@ a decision trains once its seat has decided again or its game is over, and each 
 last decision waits, with its rewards so far, for the next collection. GAE runs backwards
 over the links from each decision to its seat's next one.
 
+**Learners.** PPO samples the policy and values each state; Deep Monte-Carlo
+(``algorithm: dmc``, ``training/dmc.py``) plays epsilon-greedy on the network's scores as
+Q-values and stores the Q of the action taken, and its targets are the seats' returns
+(lambda 1). Everything else, seats, credit and saving, is shared.
+
 **Saving.** ``state`` pickles the random streams, each table's game seed and the actions
 played in it so far, the seats' controllers and the waiting decisions; ``restore`` deals the
 same games again and replays the actions in the core, so a resumed run plays on exactly as
@@ -198,11 +203,24 @@ class VectorCollector:
     # ------------------------------------------------------------------ collection
     @torch.no_grad()
     def _sample(self, network: ScoringNet, states: np.ndarray, legal: np.ndarray,
-                trained: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Positions sampled in ``legal``, with their log-probabilities and the values
-        (these two only when ``trained``)."""
+                trained: bool) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Positions chosen in ``legal``, with their log-probabilities and values (these two
+        only when ``trained``). PPO samples its policy and values the state; Deep Monte-Carlo
+        (``algorithm: dmc``) takes the best-scored action but, with probability ``epsilon``,
+        a uniformly random legal one, and values the action it takes (its Q)."""
         legal_t = torch.from_numpy(legal)
         state_t = torch.from_numpy(states)
+        if self.config.algorithm == "dmc":
+            q = network.distribution(state_t, legal_t).logits  # padding masked: never the best
+            positions = q.argmax(1)
+            explore = torch.rand(len(positions), generator=self.generator) < self.config.epsilon
+            counts = (legal_t >= 0).sum(1)
+            uniform = (torch.rand(len(positions), generator=self.generator) * counts).long().clamp(max=counts - 1)
+            positions = torch.where(explore, uniform, positions)
+            if not trained:
+                return positions.numpy(), None, None
+            values = q.gather(1, positions.unsqueeze(1)).squeeze(1)
+            return positions.numpy(), np.zeros(len(positions), np.float32), values.numpy()
         if trained:
             distribution, values = network(state_t, legal_t)
         else:
@@ -318,7 +336,10 @@ class VectorCollector:
         """GAE over each seat's links, one loop's decisions at a time from the last loop back
         (a decision's following one always comes from a later loop). A waiting decision has
         no advantage yet: the one before it bootstraps from its value alone."""
-        size, gamma, lam = decisions.size, self.config.gamma, self.config.gae_lambda
+        # Deep Monte-Carlo learns from returns: lambda 1 (bootstrapped only where a seat's
+        # trajectory is cut by the collection's end, from the Q of the action it takes next)
+        lam = 1.0 if self.config.algorithm == "dmc" else self.config.gae_lambda
+        size, gamma = decisions.size, self.config.gamma
         values, rewards = decisions.values[:size], decisions.rewards[:size]
         following, done = decisions.following[:size], decisions.done[:size]
         advantages = np.zeros(size + 1, np.float32)  # the extra entry: 0, read where nothing follows
