@@ -16,12 +16,12 @@ import torch
 
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
+from rummy_training.runlog import TIMING_FIELDS
 
 pytestmark = pytest.mark.slow
 cluster_utils = pytest.importorskip("ray.cluster_utils", reason="the [ray] extra is not installed")
 
 REPO = Path(__file__).resolve().parent.parent
-TIMINGS = ("seconds", "steps_per_second")
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_a_run_on_a_two_node_ray_cluster_uses_both_nodes_and_equals_a_local_run(
 
     # the same experience as local worker processes: the same losses, evaluations and weights
     def metrics(run: Path) -> list[dict[str, str]]:
-        return [{k: v for k, v in row.items() if k not in TIMINGS} for row in _rows(run / "metrics.csv")]
+        return [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in _rows(run / "metrics.csv")]
 
     assert metrics(on_ray) == metrics(local) and metrics(on_ray)[-1]["eval_win_rate"]
     ray_weights = torch.load(on_ray / "last.pt", weights_only=False)["weights"]

@@ -235,9 +235,9 @@ def test_a_legal_policy_checkpoint_plays_through_the_harness_without_building_an
     inputs_module._cached.cache_clear()
     network_of(data)
     assert inputs_module._cached.cache_info().misses == 0  # the network came from the checkpoint alone
-    report = evaluate("three_thirteen", [str(run / "last.pt"), "random"], games=4, seed=1,
-                      env_kwargs={"num_players": 2})
-    assert len(report.records) == 4
+    report = evaluate("three_thirteen", [str(run / "last.pt"), "random"], games=2, seed=1,
+                      env_kwargs={"num_players": 2, "max_turns_per_round": 6})
+    assert len(report.records) == 2
     agent = PolicyAgent(run / "last.pt")
     assert isinstance(agent.network, ScoringNet)
 

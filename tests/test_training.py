@@ -42,6 +42,7 @@ from rummy_training.features import (ContractExpert, ContractLastDeal, ContractL
 from rummy_training.imitation import imitate, play_demonstrations
 from rummy_training.rollout import Collector, seat_gae
 from rummy_training.workers import shares
+from rummy_training.runlog import TIMING_FIELDS
 
 REPO = Path(__file__).resolve().parent.parent
 GAMES = tuple(rummy_env.GAMES)
@@ -296,7 +297,6 @@ def test_a_run_is_reproducible_from_its_seed(tmp_path: Path):
     assert (runs[0] / "metrics.csv").read_text().count("\n") == 3  # header and two updates
 
 
-TIMINGS = ("seconds", "steps_per_second")
 
 
 @pytest.mark.slow
@@ -316,7 +316,7 @@ def test_a_run_with_rollout_workers_is_reproducible_in_fresh_processes(tmp_path:
 
     def metrics(run: Path) -> list[dict[str, str]]:
         with open(run / "metrics.csv") as f:
-            return [{k: v for k, v in row.items() if k not in TIMINGS} for row in csv.DictReader(f)]
+            return [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in csv.DictReader(f)]
 
     a, b, c = run("a", 3), run("b", 3), run("c", 4)
     rows = metrics(a)
@@ -363,7 +363,7 @@ def test_a_run_resumes_from_its_last_checkpoint(tmp_path: Path):
 def _metrics(run: Path) -> list[dict[str, str]]:
     """A run's metrics rows, without the columns that time it."""
     with open(run / "metrics.csv") as f:
-        return [{k: v for k, v in row.items() if k not in TIMINGS} for row in csv.DictReader(f)]
+        return [{k: v for k, v in row.items() if k not in TIMING_FIELDS} for row in csv.DictReader(f)]
 
 
 def _assert_same_state(a: Path, b: Path) -> None:
