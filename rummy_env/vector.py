@@ -29,6 +29,8 @@
 - ``legal_lists()`` returns ``(ids, counts)``: int32 ``[N, K]``, each table's legal action ids
   ascending and then -1, with ``K`` the largest count, and int32 ``[N]``, the counts: the legal
   actions without a scan of ``[N, num_actions]`` masks (a policy that scores legal actions).
+- ``streams()`` and ``set_streams(saved)`` save and restore where each table's later games
+  come from, so that a batch's games in progress can be saved as their seeds and actions.
 - ``random_legal(rng, active=None)`` picks a uniformly random legal action at each table
   (at each ``active`` one) from the tables' own legal lists, in the core's threads: the same
   picks as ``vector_env.random_legal(rng, observe().mask)``, without scanning the masks.
@@ -41,6 +43,7 @@ after another.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
@@ -150,6 +153,18 @@ class Tables:
         for i, s in enumerate(game_seeds):
             self._deal(i, s)
         self._draw_next_seeds(range(self.num_tables))
+
+    def streams(self) -> dict[str, Any]:
+        """Where each table's later games come from (its random stream and next game's seed),
+        to save with the games in progress: ``set_streams`` after dealing them again
+        (``reset(seeds=game_seeds)``) and replaying their actions restores the batch."""
+        return {"streams": copy.deepcopy(self._streams), "next_seeds": self._next_seeds.copy()}
+
+    def set_streams(self, saved: dict[str, Any]) -> None:
+        """Continues each table's later games from ``saved`` (of ``streams``, same table count)."""
+        if len(saved["streams"]) != self.num_tables or saved["next_seeds"].shape != (self.num_tables,):
+            raise ValueError(f"saved streams of {len(saved['streams'])} tables, not {self.num_tables}")
+        self._streams, self._next_seeds = copy.deepcopy(saved["streams"]), saved["next_seeds"].copy()
 
     def _draw_next_seeds(self, tables: Any) -> None:
         """The seed of each of ``tables``' next game: the step that ends a game deals it."""

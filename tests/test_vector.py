@@ -402,6 +402,38 @@ def test_legal_lists_are_the_masks_legal_ids(game: str, backend: str) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_a_batch_dealt_its_games_again_replayed_and_given_its_streams_plays_on_as_the_original(game: str) -> None:
+    """What a training run saves of a batch: each table's game seed, the actions since its
+    deal, and ``streams()``; a new batch restored from them plays on exactly as the original,
+    into the games that come after (the streams decide their deals)."""
+    original = vector.make(game, 6, seed=7, max_turns_per_round=4)
+    rng = np.random.default_rng(0)
+    played: list[list[int]] = [[] for _ in range(6)]
+    for _ in range(60):
+        actions = original.random_legal(rng)
+        _, done = original.step(actions)
+        for table, action in enumerate(actions.tolist()):
+            played[table] = [] if done[table] else played[table] + [action]
+    saved = (list(original.game_seeds), original.streams())
+    copy = vector.make(game, 6, seed=99, max_turns_per_round=4)
+    copy.reset(seeds=saved[0])
+    for step in range(max(len(h) for h in played)):
+        active = np.array([len(h) > step for h in played])
+        copy.step(np.array([h[step] if len(h) > step else 0 for h in played]), active=active)
+    copy.set_streams(saved[1])
+    ended = 0
+    for _ in range(400):
+        assert_same_view(snapshot(copy), snapshot(original))
+        actions = original.random_legal(rng)
+        _, done = original.step(actions)
+        np.testing.assert_array_equal(copy.step(actions)[1], done)
+        ended += int(done.sum())
+    assert ended >= 6 and copy.game_seeds == original.game_seeds
+    with pytest.raises(ValueError, match="6 tables, not 2"):
+        vector.make(game, 2, seed=0).set_streams(saved[1])
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_calls_from_two_threads_on_one_batch_are_refused_not_interleaved(game: str) -> None:
     """The core releases the interpreter while it works: a second thread's call on the same
     batch raises instead of corrupting the first (it used to hang the process)."""

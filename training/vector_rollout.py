@@ -138,7 +138,7 @@ class VectorCollector:
         self.history: list[list[int]] = [[] for _ in range(n)]
         """The actions of each table's game so far (``restore`` replays them)."""
         self.waiting: dict[str, np.ndarray] | None = None
-        """The seats' last decisions, carried to the next collection (``_carry``)."""
+        """The seats' last decisions, carried to the next collection (``_batch``)."""
         self.waiting_at = np.full((n, players), -1, np.int64)
         """Per table and seat, the row in ``waiting`` of its last decision, or -1."""
         self.games: list[dict[str, float]] = []
@@ -163,7 +163,7 @@ class VectorCollector:
         tables = self.tables
         return pickle.dumps({
             "rng": self.rng, "generator": self.generator.get_state(), "game_seeds": list(tables.game_seeds),
-            "streams": tables._streams, "next_seeds": tables._next_seeds.copy(), "history": self.history,
+            "streams": tables.streams(), "history": self.history,
             "controllers": self.controllers, "own_seat": self.own_seat, "waiting": self.waiting,
             "waiting_at": self.waiting_at, "games": self.games}, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -179,7 +179,7 @@ class VectorCollector:
             active = np.array([len(h) > step for h in history])
             actions[active] = [h[step] for h in history if len(h) > step]
             tables.step(actions, active=active)
-        tables._streams, tables._next_seeds = saved["streams"], saved["next_seeds"]
+        tables.set_streams(saved["streams"])
         self.rng, self.history = saved["rng"], history
         self.generator.set_state(saved["generator"])
         self.controllers, self.own_seat = saved["controllers"], saved["own_seat"]
