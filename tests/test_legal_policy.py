@@ -4,7 +4,6 @@ restoring), the config's checks, checkpoints and the trainer, in tiny budgets.""
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +22,8 @@ from rummy_training.ppo import Trainer
 from rummy_training.scoring import ScoringNet
 from rummy_training.stopping import Stopped
 from rummy_training.vector_rollout import LegalBatch, VectorCollector
+
+from test_training import stop_before_saving_update
 
 GAMES = tuple(rummy_env.GAMES)
 
@@ -247,14 +248,7 @@ def test_a_stopped_and_resumed_legal_run_equals_one_that_never_stopped(tmp_path:
     fields = dict(run_dir=str(tmp_path), total_steps=2048, snapshot_every=1, seed=4, rules={"max_turns_per_round": 8},
                   algorithm=algorithm)
     whole = Trainer(legal_config(run_name="whole", **fields)).train()
-    save_last = Trainer._save_last
-
-    def stop_at_update_3(self, workers):
-        if self.counters["updates"] == 3:
-            raise Stopped(signal.SIGTERM)
-        save_last(self, workers)
-
-    monkeypatch.setattr(Trainer, "_save_last", stop_at_update_3)
+    stop_before_saving_update(monkeypatch, 3)
     with pytest.raises(Stopped):
         Trainer(legal_config(run_name="stopped", **fields)).train()
     monkeypatch.undo()

@@ -394,6 +394,19 @@ def _assert_same_state(a: Path, b: Path) -> None:
         assert batches[0].games == batches[1].games and batches[0].games
 
 
+def stop_before_saving_update(monkeypatch, update: int) -> None:
+    """Makes a run stop (SIGTERM) after ``update``'s collection, update and logged row,
+    before its last.pt."""
+    save_last = Trainer._save_last
+
+    def stop(self, workers):
+        if self.counters["updates"] == update:
+            raise Stopped(signal.SIGTERM)
+        save_last(self, workers)
+
+    monkeypatch.setattr(Trainer, "_save_last", stop)
+
+
 @pytest.mark.slow  # test_run_stops.py stops a run in PPO so too, among the other phases, in the fast suite
 def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(tmp_path: Path, monkeypatch):
     """A stop after the third update's collection, update and logged row, before its last.pt:
@@ -402,14 +415,7 @@ def test_a_stopped_and_resumed_run_equals_one_that_never_stopped(tmp_path: Path,
     fields = dict(run_dir=str(tmp_path), total_steps=2560, snapshot_every=2, past_play=0.3, random_play=0.2, seed=4,
                   num_envs=2, rules={"max_turns_per_round": 8})  # games end in every update
     whole = Trainer(tiny(run_name="whole", **fields)).train()
-    save_last = Trainer._save_last
-
-    def stop_at_update_3(self, workers):
-        if self.counters["updates"] == 3:
-            raise Stopped(signal.SIGTERM)
-        save_last(self, workers)
-
-    monkeypatch.setattr(Trainer, "_save_last", stop_at_update_3)
+    stop_before_saving_update(monkeypatch, 3)
     stopped = Trainer(tiny(run_name="stopped", **fields))
     with pytest.raises(Stopped):
         stopped.train()

@@ -345,6 +345,13 @@ class TrainConfig:
         return {"self": self.self_play, "past": self.past_play, "greedy": self.greedy_play,
                 "expert": self.expert_play, "random": self.random_play}
 
+    def draw_seat(self, rng: Any) -> str:
+        """Who plays one other seat of a new game, drawn from the mixture with ``rng`` (a
+        numpy generator): 'self', 'past' or a baseline's spec."""
+        weights = {kind: weight for kind, weight in self.opponent_weights().items() if weight > 0}
+        kinds, total = list(weights), sum(weights.values())
+        return kinds[rng.choice(len(kinds), p=[weights[kind] / total for kind in kinds])]
+
     def torch_device(self) -> str:
         """The device the update runs on: ``device``, with 'auto' resolved."""
         if self.device == "auto":

@@ -138,10 +138,12 @@ class _Table:
         self.baselines: dict[tuple[int, str], Agent] = {}
 
 
-class Collector:
-    """Steps ``num_envs`` games with the given network; ``collect`` returns a ``Batch``."""
+class CollectorBase:
+    """What every collector has: its config, its stream's random generators (numpy's for
+    games and seats, torch's for actions), where it runs, the network it plays and trains,
+    and the pool of frozen snapshots."""
 
-    def __init__(self, config: TrainConfig, stream: int, num_envs: int, network: PolicyNet) -> None:
+    def __init__(self, config: TrainConfig, stream: int, network: Any) -> None:
         self.config = config
         self.stream = stream
         self.node = socket.gethostname()
@@ -149,17 +151,7 @@ class Collector:
         self.rng = np.random.default_rng([config.seed, stream])
         self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
         self.network = network
-        self.pool: list[PolicyNet] = []
-        self.tables = [_Table(config.make_env()) for _ in range(num_envs)]
-        weights = config.opponent_weights()
-        self.kinds = [k for k, w in weights.items() if w > 0]
-        total = sum(weights[k] for k in self.kinds)
-        self.kind_probs = [weights[k] / total for k in self.kinds]
-        self.features = FEATURES[config.features](self.tables[0].episode.seat_infos[0])
-        self.ready: list[tuple[list[_Step], np.ndarray]] = []
-        self.games: list[dict[str, float]] = []
-        for table in self.tables:
-            self._new_game(table)
+        self.pool: list[Any] = []
 
     def set_pool(self, pool_weights: list[dict[str, torch.Tensor]]) -> None:
         """Replaces the frozen snapshots (state dicts of the same architecture)."""
@@ -167,7 +159,24 @@ class Collector:
         for weights in pool_weights:
             net = copy.deepcopy(self.network)
             net.load_state_dict(weights)
-            self.pool.append(net.eval())
+            self.pool.append(self._frozen(net.eval()))
+
+    def _frozen(self, snapshot: Any) -> Any:
+        """A snapshot made ready to play (it will never train)."""
+        return snapshot
+
+
+class Collector(CollectorBase):
+    """Steps ``num_envs`` games with the given network; ``collect`` returns a ``Batch``."""
+
+    def __init__(self, config: TrainConfig, stream: int, num_envs: int, network: PolicyNet) -> None:
+        super().__init__(config, stream, network)
+        self.tables = [_Table(config.make_env()) for _ in range(num_envs)]
+        self.features = FEATURES[config.features](self.tables[0].episode.seat_infos[0])
+        self.ready: list[tuple[list[_Step], np.ndarray]] = []
+        self.games: list[dict[str, float]] = []
+        for table in self.tables:
+            self._new_game(table)
 
     # ------------------------------------------------------------------ saving and restoring
     def state(self) -> bytes:
@@ -196,7 +205,7 @@ class Collector:
         for seat in range(n):
             kind = LEARNER
             if seat != table.own_seat:
-                kind = self.kinds[self.rng.choice(len(self.kinds), p=self.kind_probs)]
+                kind = self.config.draw_seat(self.rng)
             if kind == "past":
                 kind = int(self.rng.integers(len(self.pool))) if self.pool else LEARNER
             elif kind != LEARNER:

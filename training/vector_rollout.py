@@ -33,9 +33,7 @@ the run would have.
 
 from __future__ import annotations
 
-import copy
 import pickle
-import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +45,7 @@ from rummy_env import vector
 
 from .config import TrainConfig
 from .inputs import game_inputs
+from .rollout import CollectorBase
 from .scoring import ScoringNet
 
 LEARNER, RANDOM, PAST = 0, 1, 2
@@ -114,24 +113,14 @@ class _Decisions:
         return rows
 
 
-class VectorCollector:
+class VectorCollector(CollectorBase):
     """Steps ``num_envs`` tables with a ``ScoringNet``; ``collect`` returns a ``LegalBatch``."""
 
     def __init__(self, config: TrainConfig, stream: int, num_envs: int, network: ScoringNet) -> None:
-        self.config = config
-        self.stream = stream
-        self.node = socket.gethostname()
-        self.rng = np.random.default_rng([config.seed, stream])
-        self.generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
-        self.network = network
-        self.pool: list[ScoringNet] = []
+        super().__init__(config, stream, network)
         self.inputs = game_inputs(config.game, config.env_kwargs())
         self.tables = vector.make(config.game, num_envs, seed=int(self.rng.integers(2**31 - 1)),
                                   **config.env_kwargs())
-        weights = config.opponent_weights()
-        self.kinds = [k for k, w in weights.items() if w > 0]
-        total = sum(weights[k] for k in self.kinds)
-        self.kind_probs = [weights[k] / total for k in self.kinds]
         n, players = num_envs, config.num_players
         self.controllers = np.zeros((n, players), np.int64)
         self.own_seat = np.zeros(n, np.int64)
@@ -148,14 +137,9 @@ class VectorCollector:
         for table in range(n):
             self._new_game(table)
 
-    def set_pool(self, pool_weights: list[dict[str, torch.Tensor]]) -> None:
-        """Replaces the frozen snapshots (state dicts of the same architecture)."""
-        self.pool = []
-        for weights in pool_weights:
-            net = copy.deepcopy(self.network)
-            net.load_state_dict(weights)
-            net.freeze_actions(True)
-            self.pool.append(net.eval())
+    def _frozen(self, snapshot: ScoringNet) -> ScoringNet:
+        snapshot.freeze_actions(True)  # its action table, summed once
+        return snapshot
 
     # ------------------------------------------------------------------ saving and restoring
     def state(self) -> bytes:
@@ -192,7 +176,7 @@ class VectorCollector:
         for seat in range(players):
             code = LEARNER
             if seat != own:
-                kind = self.kinds[self.rng.choice(len(self.kinds), p=self.kind_probs)]
+                kind = self.config.draw_seat(self.rng)
                 if kind == "past":
                     code = PAST if self.pool else LEARNER
                 elif kind == "random":
