@@ -10,7 +10,7 @@ temporary run folder, and reports the environment steps (decisions of every seat
 of whole updates (collection and update) after the first, which includes starting the
 workers, with where the time went (median seconds per update): the collection (for
 ``policy: legal`` split into the core's observe, legal lists and step; the policies'
-forward passes and sampling; the rest) and the PPO update. OpenSpiel's gin rummy playing
+inputs and features; their forward passes and sampling; the rest) and the update. OpenSpiel's gin rummy playing
 random games with observations (``env_speed.py``'s loop) runs in the same process first,
 as the reference (skipped where open_spiel is not importable). Goal (issue 48): at least
 20,000 steps/s in every game on 2 cores, and at least OpenSpiel's random play.
@@ -39,8 +39,8 @@ from rummy_training.ppo import Trainer  # noqa: E402
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
 
-PARTS = ("collect_seconds", "collect_core_seconds", "collect_forward_seconds", "collect_bookkeeping_seconds",
-         "update_seconds")
+PARTS = ("collect_seconds", "collect_core_seconds", "collect_features_seconds", "collect_forward_seconds",
+         "collect_bookkeeping_seconds", "update_seconds")
 
 
 def measure(game: str, updates: int, workers: int | None, backend: str = "process",
@@ -86,13 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         reference = None
         print(f"  OpenSpiel reference skipped: {err}")
     head = (f"{'game':<18} {'steps/s (median)':>17} {'min':>8} {'max':>8}  seconds per update: "
-            f"{'collect':>7} {'core':>6} {'forward':>7} {'rest':>6} {'update':>7}")
+            f"{'collect':>7} {'core':>6} {'features':>8} {'forward':>7} {'rest':>6} {'update':>7}")
     results = []
     for game in args.game or [g for g in GAMES if (args.configs / f"{g}.yaml").exists()]:
         rows = measure(game, args.updates, args.workers, configs=args.configs)
         speeds = [row["steps_per_second"] for row in rows]
         parts = "".join(f" {statistics.median(r.get(k, float('nan')) for r in rows):>{w}.3f}"
-                        for k, w in zip(PARTS, (7, 6, 7, 6, 7)))
+                        for k, w in zip(PARTS, (7, 6, 8, 7, 6, 7)))
         results.append(f"{game:<18} {statistics.median(speeds):>17,.0f} {min(speeds):>8,.0f} {max(speeds):>8,.0f}  "
                        f"{'':19}{parts}")
         print(f"  {game}: {', '.join(f'{s:,.0f}' for s in speeds)}", flush=True)

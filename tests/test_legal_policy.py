@@ -77,6 +77,37 @@ def test_the_inputs_keep_the_observation_but_its_slot_blocks_and_point_each_face
     assert env_inputs(game) is inputs  # built once per process
 
 
+def test_hand_penalties_are_the_dense_features_exact_penalties_batched_in_the_core():
+    """At each discard decision, what discarding each held face saves and the hand's least
+    penalty equal ``three_thirteen_penalties`` (the Python solver wrapper, a decision at a
+    time); at a draw the per-face block is empty. A discard is scored with its own saving."""
+    from rummy_env.agents import SeatInfo
+    from rummy_training.features import ThreeThirteenPenalties
+
+    inputs = game_inputs("three_thirteen", {"num_players": 4, "reward_mode": "relative"}, "hand_penalties")
+    env = rummy_env.GAMES["three_thirteen"].raw_env(num_players=4)
+    dense = ThreeThirteenPenalties(SeatInfo.of(env, env.possible_agents[0]))
+    tables = vector.make("three_thirteen", 32, seed=4)
+    rng = np.random.default_rng(1)
+    faces, discards = inputs.num_faces, 0
+    for _ in range(120):
+        observation = tables.observe()
+        ours = inputs.states(observation.obs)[:, len(inputs.columns):]
+        for row, (obs, mask) in enumerate(zip(observation.obs, observation.mask)):
+            reference = dense.compute(obs, mask)
+            assert ours[row, faces] == pytest.approx(reference[faces])
+            if mask[2:].any():  # a discard (or going out) decision
+                np.testing.assert_allclose(ours[row, :faces], reference[:faces], atol=1e-6)
+                discards += 1
+            else:
+                assert not ours[row, :faces].any()
+        tables.step(tables.random_legal(rng))
+    assert discards > 1000
+    state = inputs.states(observation.obs[:1])[0]
+    for action in np.flatnonzero(observation.mask[0][2:]) + 2:
+        assert state[inputs.face_channels[action, -1]] == ours[0, (action - 2) % faces]
+
+
 # ---------------------------------------------------------------- the scoring network
 @pytest.mark.parametrize("game", GAMES)
 def test_the_scoring_policy_puts_all_probability_on_legal_actions_whatever_the_padding(game: str):
@@ -170,7 +201,7 @@ def test_batches_of_two_workers_join_with_the_longest_legal_lists():
     joined = LegalBatch.concatenate(parts)
     assert len(joined.actions) == sum(len(p.actions) for p in parts)
     assert joined.legal.shape[1] == max(p.legal.shape[1] for p in parts)
-    assert joined.env_steps == 400 and set(joined.timings) == {"core", "forward", "bookkeeping"}
+    assert joined.env_steps == 400 and set(joined.timings) == {"core", "features", "forward", "bookkeeping"}
 
 
 # ---------------------------------------------------------------- Deep Monte-Carlo
@@ -207,7 +238,8 @@ def test_deep_monte_carlo_fits_the_scores_of_the_actions_taken_to_their_returns(
 
 # ---------------------------------------------------------------- config and checkpoints
 @pytest.mark.parametrize("fields,named", [
-    (dict(features="three_thirteen_penalties"), "features"),
+    (dict(features="three_thirteen_penalties"), "must be one of none, hand_penalties"),
+    (dict(game="contract_rummy", num_players=4, features="hand_penalties"), "games without contracts"),
     (dict(greedy_play=0.2), "greedy_play"),
     (dict(face_head=True), "face_head"),
     (dict(imitation_agent="expert"), "imitation_agent"),
@@ -230,7 +262,7 @@ def test_asking_for_cuda_without_one_is_a_config_error():
 
 
 def test_a_legal_policy_checkpoint_plays_through_the_harness_without_building_an_env(tmp_path: Path):
-    run = Trainer(legal_config(run_dir=str(tmp_path), run_name="legal")).train()
+    run = Trainer(legal_config(run_dir=str(tmp_path), run_name="legal", features="hand_penalties")).train()
     data = load_checkpoint(run / "last.pt")
     assert GameInputs.from_dict(data["inputs"]).input_size == data["weights"]["trunk.0.weight"].shape[1]
     inputs_module._cached.cache_clear()
@@ -270,4 +302,5 @@ def test_the_from_scratch_configs_train_the_legal_policy_from_the_observation_al
     config = load_config(path)
     assert path.stem == config.game and config.policy == "legal"
     assert config.algorithm == ("dmc" if path.parent.name == "dmc" else "ppo")
-    assert config.features == "none" and config.imitation_agent is None and config.init_checkpoint is None
+    assert config.features in ("none", "hand_penalties")  # what a seat computes from its own view
+    assert config.imitation_agent is None and config.init_checkpoint is None

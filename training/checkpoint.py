@@ -50,8 +50,8 @@ def build_network(config: TrainConfig, observation_size: int, action_size: int,
     config's features); a ``ScoringNet`` with policy 'legal', over ``inputs`` (default: the
     config's game's, ``inputs.game_inputs``)."""
     if config.policy == "legal":
-        return ScoringNet(inputs or game_inputs(config.game, config.env_kwargs()), config.hidden_sizes,
-                          config.action_width)
+        return ScoringNet(inputs or game_inputs(config.game, config.env_kwargs(), config.features),
+                          config.hidden_sizes, config.action_width)
     env = config.make_env()
     features = FEATURES[config.features]
     faces = face_inputs(env, features) if config.face_head else None
@@ -148,11 +148,15 @@ class PolicyAgent(Agent):
     def start_game(self, seat: SeatInfo, seed: int | None) -> None:
         super().start_game(seat, seed)
         check_fits(self.data, self.path, seat.game, seat.observation.size, seat.layout.size)
-        self.features = FEATURES[self.data["config"]["features"]](seat)
+        # a legal-action policy computes its own features from the observation (GameInputs.states)
+        legal = isinstance(self.network, ScoringNet)
+        self.features = None if legal else FEATURES[self.data["config"]["features"]](seat)
 
     def act(self, decision: Decision) -> int:
-        return self.network.most_probable(self.features(decision.observation, decision.action_mask),
-                                          decision.action_mask)
+        observation = decision.observation
+        if self.features is not None:
+            observation = self.features(observation, decision.action_mask)
+        return self.network.most_probable(observation, decision.action_mask)
 
 
 def check_fits(data: dict[str, Any], path: str | Path, game: str | None = None,

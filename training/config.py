@@ -81,16 +81,18 @@ class TrainConfig:
     on idle cores: a thread that shares its core with a busy process stalls every op."""
 
     features: str = "none"
-    """Extra policy inputs computed from the seat's own observation (training/features.py):
-    'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'three_thirteen_closer', 'contract_plan',
-    'contract_expert', 'contract_last_deal' or 'contract_last_deal_odds'."""
+    """Extra policy inputs computed from the seat's own observation. Policy 'dense'
+    (training/features.py): 'none', 'three_thirteen_penalties', 'three_thirteen_expert', 'three_thirteen_closer', 'contract_plan',
+    'contract_expert', 'contract_last_deal' or 'contract_last_deal_odds'. Policy 'legal'
+    (training/inputs.py): 'none' or 'hand_penalties' (games without contracts: the hand's
+    exact least penalty and each discard's saving, batched in the core)."""
     hidden_sizes: tuple[int, ...] = (256, 256)
     """Widths of the shared fully connected trunk (ReLU) before the policy and value heads."""
     policy: str = "dense"
     """The policy's shape: 'dense' (``PolicyNet``: one logit per action id, games stepped one by
     one in Python, any features and opponents) or 'legal' (``ScoringNet``: scores the legal
-    actions only, games stepped on the batched core, ``vector_rollout.py``; no features, and
-    opponents only self, past and random)."""
+    actions only, games stepped on the batched core, ``vector_rollout.py``; its own features,
+    and opponents only self, past and random)."""
     action_width: int = 64
     """With policy 'legal': the width of each action's embedding and of the state's query."""
     algorithm: str = "ppo"
@@ -290,13 +292,13 @@ class TrainConfig:
         if self.action_width < 1:
             raise ConfigError(f"action_width must be a positive integer, not {self.action_width!r}")
         if self.policy == "legal":
-            unfit = {"features": self.features != "none", "face_head": self.face_head,
+            unfit = {"face_head": self.face_head,
                      "privileged_critic": self.privileged_critic, "imitation_agent": self.imitation_agent is not None,
                      "greedy_play": self.greedy_play > 0, "expert_play": self.expert_play > 0}
             named = [name for name, bad in unfit.items() if bad]
             if named:
-                raise ConfigError(f"policy 'legal' learns from the observation alone against self, past and random "
-                                  f"seats: set {', '.join(named)} to its default (none, false or 0)")
+                raise ConfigError(f"policy 'legal' learns from its own play against self, past and random seats: "
+                                  f"set {', '.join(named)} to its default (false, none or 0)")
         if self.num_workers > self.num_envs:
             raise ConfigError(f"num_envs ({self.num_envs}) must be at least num_workers ({self.num_workers})")
         if not self.hidden_sizes or any(h < 1 for h in self.hidden_sizes):
@@ -324,11 +326,17 @@ class TrainConfig:
             game_inputs(self.game, self.env_kwargs())  # builds the env once per process
         except ValueError as err:  # e.g. an unknown rules option, named by the env
             raise ConfigError(f"rules: {err}") from None
-        if self.features not in FEATURES:
-            raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
-        problem = FEATURES[self.features].unfit_for(game_spec(self.game).rules())
-        if problem:
-            raise ConfigError(problem)
+        if self.policy == "legal":
+            try:
+                game_inputs(self.game, self.env_kwargs(), self.features)
+            except ValueError as err:  # a set the legal policy has not, or one the game cannot have
+                raise ConfigError(str(err)) from None
+        else:
+            if self.features not in FEATURES:
+                raise ConfigError(f"features must be one of {', '.join(FEATURES)}, not {self.features!r}")
+            problem = FEATURES[self.features].unfit_for(game_spec(self.game).rules())
+            if problem:
+                raise ConfigError(problem)
         try:
             make_agent(self.eval_opponent)  # fails now, not at the first evaluation
         except ValueError as err:

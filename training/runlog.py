@@ -31,10 +31,10 @@ CSV_FIELDS = ("update", "env_steps", "trained_decisions", "seconds", "steps_per_
               "eval_win_rate", "eval_win_low", "eval_win_high", "eval_penalty_per_round", "eval_final_score",
               "eval_opponent_final_score", "eval_opponent_penalty_per_round",
               # where an update's time went (the collection's parts: policy 'legal' only)
-              "collect_seconds", "update_seconds", "collect_core_seconds", "collect_forward_seconds",
-              "collect_bookkeeping_seconds")
+              "collect_seconds", "update_seconds", "collect_core_seconds", "collect_features_seconds",
+              "collect_forward_seconds", "collect_bookkeeping_seconds")
 TIMING_FIELDS = ("seconds", "steps_per_second", "collect_seconds", "update_seconds", "collect_core_seconds",
-                 "collect_forward_seconds", "collect_bookkeeping_seconds")
+                 "collect_features_seconds", "collect_forward_seconds", "collect_bookkeeping_seconds")
 """The metrics columns that time the run: the only ones that differ between identical runs."""
 WORKER_FIELDS = ("update", "worker", "node", "env_steps", "seconds")
 CURVE = "learning_curve/"

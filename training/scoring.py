@@ -5,7 +5,8 @@ the action space (6,587 in Toonerville Rook), whatever is legal. ``ScoringNet`` 
 legal action against the state instead, as pointer networks and DouZero's Q(s, a) do, so its
 cost grows with the few dozen legal actions:
 
-- a trunk of ReLU layers over the state's input (``GameInputs.columns`` of the observation)
+- a trunk of ReLU layers over the state's input (``GameInputs.states``: columns of the
+  observation, then the features if any)
   gives ``h``; a linear map of ``h`` gives the query ``q`` and another the value;
 - action ``a`` is ``u(a) = relu(E[a] + sum of its token embeddings + W x(a))``: its own
   embedding, what it names (kind, faces, slot, ...; ``GameInputs.tokens``) and ``x(a)``, the
@@ -47,7 +48,6 @@ class ScoringNet(nn.Module):
         channels = np.where(inputs.face_channels < 0, inputs.input_size, inputs.face_channels)
         self.register_buffer("tokens", torch.as_tensor(inputs.tokens), persistent=False)
         self.register_buffer("channels", torch.as_tensor(channels), persistent=False)
-        self.register_buffer("columns", torch.as_tensor(inputs.columns), persistent=False)
         _orthogonal(self.trunk, 2 ** 0.5)
         _orthogonal([self.query], 0.01)  # near uniform over the legal actions at the start
         _orthogonal([self.value], 1.0)
@@ -58,8 +58,8 @@ class ScoringNet(nn.Module):
         self._frozen_actions: torch.Tensor | None = None
 
     def select(self, observations: np.ndarray) -> np.ndarray:
-        """The state's input of full observations (``[B, observation_size]``): their columns."""
-        return observations[:, self.inputs.columns]
+        """The state's input of full observations (``[B, observation_size]``)."""
+        return self.inputs.states(observations)
 
     def action_table(self) -> torch.Tensor:
         """Every action's embedding and token sum, ``[A, width]`` (before the face term)."""
@@ -106,7 +106,7 @@ class ScoringNet(nn.Module):
     def most_probable(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The most probable legal action id for one decision (how a trained policy plays)."""
         legal = np.flatnonzero(mask)
-        state = torch.from_numpy(np.asarray(observation, dtype=np.float32)[self.inputs.columns]).unsqueeze(0)
+        state = torch.from_numpy(self.select(np.asarray(observation, dtype=np.float32)[None]))
         position = int(self.distribution(state, torch.from_numpy(legal).unsqueeze(0)).mode()[0])
         return int(legal[position])
 

@@ -65,8 +65,9 @@ def beats(report: Report) -> tuple[bool, str]:
 def _network_line(data: dict) -> str:
     config = data["config"]
     if config.get("policy") == "legal":
+        features = "" if config["features"] == "none" else f" and features `{config['features']}`"
         return (f"- Network: the legal-action policy (`training/scoring.py`): {len(data['inputs']['columns'])} "
-                f"numbers of the observation, a trunk {list(config['hidden_sizes'])} (ReLU), each legal action "
+                f"numbers of the observation{features}, a trunk {list(config['hidden_sizes'])} (ReLU), each legal action "
                 f"scored against it (action width {config['action_width']}) and a value head, weights stored as "
                 f"{_precision(data['weights'])}; plays the most probable legal action.")
     return (f"- Network: the observation plus features `{config['features']}`, a trunk {list(config['hidden_sizes'])} "

@@ -70,8 +70,9 @@ class LegalBatch:
     games: list[dict[str, float]] = field(default_factory=list)
     workers: list[dict[str, Any]] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
-    """Seconds of the collection's parts: ``core`` (observe, legal lists, step), ``forward``
-    (the policies' inference and sampling), ``bookkeeping`` (the rest)."""
+    """Seconds of the collection's parts: ``core`` (observe, legal lists, step), ``features``
+    (the policies' inputs, ``GameInputs.states``), ``forward`` (the policies' inference and
+    sampling), ``bookkeeping`` (the rest)."""
 
     @classmethod
     def concatenate(cls, batches: list["LegalBatch"]) -> "LegalBatch":
@@ -118,7 +119,7 @@ class VectorCollector(CollectorBase):
 
     def __init__(self, config: TrainConfig, stream: int, num_envs: int, network: ScoringNet) -> None:
         super().__init__(config, stream, network)
-        self.inputs = game_inputs(config.game, config.env_kwargs())
+        self.inputs = game_inputs(config.game, config.env_kwargs(), config.features)
         self.tables = vector.make(config.game, num_envs, seed=int(self.rng.integers(2**31 - 1)),
                                   **config.env_kwargs())
         n, players = num_envs, config.num_players
@@ -230,8 +231,7 @@ class VectorCollector(CollectorBase):
         self.network.freeze_actions(True)
         snapshot = self.pool[int(self.rng.integers(len(self.pool)))] if self.pool else None
         blocks = [0]  # where each loop's decisions start: no decision links to one of its own loop
-        core = forward = 0.0
-        columns = self.inputs.columns
+        core = features = forward = 0.0
         actions = np.zeros(n, np.int64)
         table_ids = np.arange(n)
         try:
@@ -246,26 +246,30 @@ class VectorCollector(CollectorBase):
                     actions[random_seats] = tables.random_legal(self.rng, random_seats)[random_seats]
                 t1 = time.perf_counter()
                 core += t1 - t0
-                learner = np.flatnonzero(codes == LEARNER)
+                acting = np.flatnonzero(~random_seats)  # the policies' tables: one call computes their inputs
+                states = self.inputs.states(observation.obs[acting])
+                is_learner = codes[acting] == LEARNER
+                t2 = time.perf_counter()
+                features += t2 - t1
+                learner = acting[is_learner]
                 blocks.append(decisions.size)
                 if len(learner):
-                    states = observation.obs[learner][:, columns]
                     own_legal = legal[learner]
-                    positions, log_probs, values = self._sample(self.network, states, own_legal, True)
+                    positions, log_probs, values = self._sample(self.network, states[is_learner], own_legal, True)
                     actions[learner] = own_legal[np.arange(len(learner)), positions]
-                    rows = decisions.add(states, own_legal, positions, log_probs, values)
+                    rows = decisions.add(states[is_learner], own_legal, positions, log_probs, values)
                     previous = last[learner, seats[learner]]
                     linked = previous >= 0
                     decisions.following[previous[linked]] = rows[linked]
                     last[learner, seats[learner]] = rows
-                past = np.flatnonzero(codes == PAST)
+                past = acting[~is_learner]
                 if len(past):
-                    positions, _, _ = self._sample(snapshot, observation.obs[past][:, columns], legal[past], False)
+                    positions, _, _ = self._sample(snapshot, states[~is_learner], legal[past], False)
                     actions[past] = legal[past][np.arange(len(past)), positions]
-                t2 = time.perf_counter()
-                forward += t2 - t1
+                t3 = time.perf_counter()
+                forward += t3 - t2
                 rewards, done = tables.step(actions)
-                core += time.perf_counter() - t2
+                core += time.perf_counter() - t3
                 received = last >= 0
                 decisions.rewards[last[received]] += rewards[received]  # one row per seat: no repeats
                 for table, action in zip(table_ids.tolist(), actions.tolist()):
@@ -280,7 +284,8 @@ class VectorCollector(CollectorBase):
             self.network.freeze_actions(False)
         batch = self._batch(decisions, last, loops * n, blocks)
         seconds = time.perf_counter() - start
-        batch.timings = {"core": core, "forward": forward, "bookkeeping": seconds - core - forward}
+        batch.timings = {"core": core, "features": features, "forward": forward,
+                         "bookkeeping": seconds - core - features - forward}
         batch.workers = [{"worker": self.stream, "node": self.node, "env_steps": loops * n, "seconds": seconds}]
         return batch
 
