@@ -108,7 +108,7 @@ class FaceHead(nn.Module):
         return logits.index_copy(1, self.actions, (per_face * weights).sum(-1))
 
 
-def _relu_layers(width: int, hidden_sizes: Sequence[int]) -> tuple[nn.Sequential, int]:
+def relu_layers(width: int, hidden_sizes: Sequence[int]) -> tuple[nn.Sequential, int]:
     """Linear and ReLU layers of the given widths, and the last width."""
     layers: list[nn.Module] = []
     for hidden in hidden_sizes:
@@ -117,7 +117,7 @@ def _relu_layers(width: int, hidden_sizes: Sequence[int]) -> tuple[nn.Sequential
     return nn.Sequential(*layers), width
 
 
-def _orthogonal(layers: Sequence[nn.Module], gain: float) -> None:
+def orthogonal(layers: Sequence[nn.Module], gain: float) -> None:
     for layer in layers:
         if isinstance(layer, nn.Linear):
             nn.init.orthogonal_(layer.weight, gain=gain)
@@ -131,23 +131,23 @@ class PolicyNet(nn.Module):
     def __init__(self, observation_size: int, action_size: int, hidden_sizes: Sequence[int],
                  faces: FaceInputs | None = None, privileged_size: int = 0) -> None:
         super().__init__()
-        self.trunk, width = _relu_layers(observation_size, hidden_sizes)
+        self.trunk, width = relu_layers(observation_size, hidden_sizes)
         self.policy = nn.Linear(width, action_size)
         self.privileged_size = privileged_size
         self.critic: nn.Sequential | None = None
         if privileged_size:
-            layers, critic_width = _relu_layers(observation_size + privileged_size, hidden_sizes)
+            layers, critic_width = relu_layers(observation_size + privileged_size, hidden_sizes)
             self.critic = nn.Sequential(*layers, nn.Linear(critic_width, 1))
             value = self.critic[-1]
         else:
             self.value = value = nn.Linear(width, 1)
         self.face_head = FaceHead(width, action_size, faces) if faces is not None else None
-        _orthogonal(self.trunk, 2 ** 0.5)
+        orthogonal(self.trunk, 2 ** 0.5)
         # small policy weights start near uniform over the legal actions (cleanrl's choice)
-        _orthogonal([self.policy], 0.01)
+        orthogonal([self.policy], 0.01)
         if self.critic is not None:
-            _orthogonal(self.critic[:-1], 2 ** 0.5)
-        _orthogonal([value], 1.0)
+            orthogonal(self.critic[:-1], 2 ** 0.5)
+        orthogonal([value], 1.0)
 
     def distribution(self, observation: torch.Tensor, mask: torch.Tensor) -> MaskedCategorical:
         """The masked policy alone (all that playing needs)."""

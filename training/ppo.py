@@ -61,18 +61,14 @@ from tqdm import tqdm
 from rummy_env.cli import fail
 from rummy_env.evaluate import evaluate
 
-from .checkpoint import (CheckpointError, build_network, check_fits, env_sizes, load_checkpoint, load_resumable,
-                         load_start, save_checkpoint)
+from .checkpoint import (CheckpointError, Network, build_network, check_fits, env_sizes, load_checkpoint,
+                         load_resumable, load_start, save_checkpoint)
 from .cli import command_name, parse_args
 from .config import ConfigError, TrainConfig, config_from_dict, refuse_changes
-from .model import PolicyNet
+from .dmc import dmc_update
 from .plot import plot_learning_curve
 from .rollout import Batch
-from .dmc import dmc_update
-from .scoring import ScoringNet
 from .vector_rollout import LegalBatch
-
-Network = PolicyNet | ScoringNet
 from . import run_folder
 from .runlog import RunLog
 from .stopping import Stopped, deferred_signals, stop_on_signals
@@ -209,7 +205,7 @@ class Trainer:
         self.pool: list[dict[str, torch.Tensor]] = []
         self.history: list[dict[str, Any]] = []
         self.best_win_rate = -1.0
-        self.reference: PolicyNet | None = None
+        self.reference: Network | None = None
         """The policy as PPO started (after the warm start or from init_checkpoint): the
         KL penalty's reference and the measure of how far PPO has moved."""
         self.rollout_states: list[bytes] | None = None
@@ -239,7 +235,7 @@ class Trainer:
         self.counters["init"] = {"path": str(path), "counters": data["counters"]}
         self.reference = self._frozen_copy()
 
-    def _frozen_copy(self) -> PolicyNet:
+    def _frozen_copy(self) -> Network:
         return copy.deepcopy(self.network).eval().requires_grad_(False)  # no draw from torch's global generator
 
     def _resume(self, path: str) -> None:

@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from .inputs import GameInputs
-from .model import MaskedCategorical, _orthogonal, _relu_layers
+from .model import MaskedCategorical, orthogonal, relu_layers
 
 
 class ScoringNet(nn.Module):
@@ -38,7 +38,7 @@ class ScoringNet(nn.Module):
     def __init__(self, inputs: GameInputs, hidden_sizes: Sequence[int], action_width: int = 64) -> None:
         super().__init__()
         self.inputs = inputs
-        self.trunk, width = _relu_layers(inputs.input_size, hidden_sizes)
+        self.trunk, width = relu_layers(inputs.input_size, hidden_sizes)
         self.query = nn.Linear(width, action_width)
         self.value = nn.Linear(width, 1)
         self.action_embedding = nn.Embedding(inputs.action_size, action_width)
@@ -48,9 +48,9 @@ class ScoringNet(nn.Module):
         channels = np.where(inputs.face_channels < 0, inputs.input_size, inputs.face_channels)
         self.register_buffer("tokens", torch.as_tensor(inputs.tokens), persistent=False)
         self.register_buffer("channels", torch.as_tensor(channels), persistent=False)
-        _orthogonal(self.trunk, 2 ** 0.5)
-        _orthogonal([self.query], 0.01)  # near uniform over the legal actions at the start
-        _orthogonal([self.value], 1.0)
+        orthogonal(self.trunk, 2 ** 0.5)
+        orthogonal([self.query], 0.01)  # near uniform over the legal actions at the start
+        orthogonal([self.value], 1.0)
         nn.init.normal_(self.action_embedding.weight, std=0.1)
         nn.init.normal_(self.token_embedding.weight, std=0.1)
         with torch.no_grad():

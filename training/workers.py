@@ -34,7 +34,7 @@ from .stopping import ctrl_c_blocked
 
 
 class RolloutWorkers(Protocol):
-    def collect(self, network: PolicyNet) -> Batch:
+    def collect(self, network: PolicyNet) -> Batch | LegalBatch:
         """One batch of ``steps_per_update`` steps over all workers, played with ``network``'s weights."""
 
     def set_pool(self, pool: list[dict[str, torch.Tensor]]) -> None:
