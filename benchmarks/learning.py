@@ -60,7 +60,8 @@ from rummy_training.stopping import Stopped, stop_on_signals  # noqa: E402
 
 PROG = "learning.py"
 CONFIGS = REPO / "configs" / "learning"
-FAIR_FEATURES: tuple[str, ...] = ("none", "three_thirteen_penalties", "contract_plan", "hand_penalties")
+FAIR_FEATURES: tuple[str, ...] = ("none", "three_thirteen_penalties", "contract_plan", "hand_penalties",
+                                  "hand_and_draw_penalties")
 """Feature sets computed from the seat's own observation alone: any agent could compute them."""
 ADVICE_FEATURES: tuple[str, ...] = ("three_thirteen_expert", "three_thirteen_closer", "contract_expert",
                                      "contract_last_deal", "contract_last_deal_odds")

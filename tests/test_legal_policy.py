@@ -79,30 +79,35 @@ def test_the_inputs_keep_the_observation_but_its_slot_blocks_and_point_each_face
 
 def test_hand_penalties_are_the_dense_features_exact_penalties_batched_in_the_core():
     """At each discard decision, what discarding each held face saves and the hand's least
-    penalty equal ``three_thirteen_penalties`` (the Python solver wrapper, a decision at a
-    time); at a draw the per-face block is empty. A discard is scored with its own saving."""
+    penalty, and at each draw what taking the top discard saves, equal
+    ``three_thirteen_penalties`` (the Python solver wrapper, a decision at a time); at a draw
+    the per-face block is empty. A discard is scored with its own saving."""
     from rummy_env.agents import SeatInfo
     from rummy_training.features import ThreeThirteenPenalties
 
-    inputs = game_inputs("three_thirteen", {"num_players": 4, "reward_mode": "relative"}, "hand_penalties")
+    inputs = game_inputs("three_thirteen", {"num_players": 4, "reward_mode": "relative"}, "hand_and_draw_penalties")
+    short = game_inputs("three_thirteen", {"num_players": 4, "reward_mode": "relative"}, "hand_penalties")
     env = rummy_env.GAMES["three_thirteen"].raw_env(num_players=4)
     dense = ThreeThirteenPenalties(SeatInfo.of(env, env.possible_agents[0]))
     tables = vector.make("three_thirteen", 32, seed=4)
     rng = np.random.default_rng(1)
-    faces, discards = inputs.num_faces, 0
+    faces, discards, draws = inputs.num_faces, 0, 0
     for _ in range(120):
         observation = tables.observe()
         ours = inputs.states(observation.obs)[:, len(inputs.columns):]
+        np.testing.assert_array_equal(short.states(observation.obs)[:, len(short.columns):], ours[:, :faces + 1])
         for row, (obs, mask) in enumerate(zip(observation.obs, observation.mask)):
             reference = dense.compute(obs, mask)
             assert ours[row, faces] == pytest.approx(reference[faces])
+            assert ours[row, faces + 1] == pytest.approx(reference[faces + 1])
+            draws += bool(reference[faces + 1])
             if mask[2:].any():  # a discard (or going out) decision
                 np.testing.assert_allclose(ours[row, :faces], reference[:faces], atol=1e-6)
                 discards += 1
             else:
                 assert not ours[row, :faces].any()
         tables.step(tables.random_legal(rng))
-    assert discards > 1000
+    assert discards > 1000 and draws > 200
     state = inputs.states(observation.obs[:1])[0]
     for action in np.flatnonzero(observation.mask[0][2:]) + 2:
         assert state[inputs.face_channels[action, -1]] == ours[0, (action - 2) % faces]

@@ -12,9 +12,10 @@ the discard pile's order below its top ``DISCARD_ROWS`` cards. ``table`` (the co
 face on the table) stays, and an action that names a slot is scored with the slot's own
 embedding (below). ``columns`` lists the observation positions kept, in order.
 
-**Features** (``LEGAL_FEATURES``): ``none``, or ``hand_penalties`` (games without contracts:
-``hand_penalties.py``, the exact least penalty of the hand and what each discard saves,
-batched in the core's meld solver), appended to the kept columns; ``states`` computes the
+**Features** (``LEGAL_FEATURES``): ``none``, ``hand_penalties`` or ``hand_and_draw_penalties``
+(games without contracts: ``hand_penalties.py``, the exact least penalty of the hand, what
+each discard saves and, with the second, what taking the top discard saves; batched in the
+core's meld solver), appended to the kept columns; ``states`` computes the
 whole input from observations.
 
 **Each action** is described by tokens: its kind, the faces it names, and small numbers
@@ -45,7 +46,7 @@ DISCARD_ROWS = 4
 DROPPED_PARTS = ("table_slots",)
 FACE_PARTS = ("hand", "discard_top", "discard_pile", "known_held", "table", "taken_face", "must_place", "buy_offer")
 FACE_ACTIONS = (ActionKind.DISCARD, ActionKind.GO_OUT, ActionKind.LAY_OFF, ActionKind.SWAP)
-LEGAL_FEATURES: tuple[str, ...] = ("none", "hand_penalties")
+LEGAL_FEATURES: tuple[str, ...] = ("none", "hand_penalties", "hand_and_draw_penalties")
 """The feature sets of the legal-action policy (the dense policy's are ``features.FEATURES``)."""
 SMALL_NUMBERS = 64
 """Token values for small numbers (slots, depths, wilds, suits, run ends) are 0..63."""
@@ -77,7 +78,7 @@ class GameInputs:
         """What computes the features (built at first use: the core's meld solver)."""
         if self.features == "none":
             return None
-        return HandPenalties(self.game, self.rules_config, self.parts)
+        return HandPenalties(self.game, self.rules_config, self.parts, draw=self.features == "hand_and_draw_penalties")
 
     @property
     def input_size(self) -> int:
@@ -113,7 +114,7 @@ class GameInputs:
 
 def feature_size(features: str, faces: int) -> int:
     """How many numbers a legal-action feature set appends."""
-    return 0 if features == "none" else faces + 1
+    return {"none": 0, "hand_penalties": faces + 1, "hand_and_draw_penalties": faces + 2}[features]
 
 
 def game_inputs(game: str, rules_config: dict[str, Any], features: str = "none") -> GameInputs:
