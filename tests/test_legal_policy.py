@@ -307,5 +307,5 @@ def test_the_from_scratch_configs_train_the_legal_policy_from_the_observation_al
     config = load_config(path)
     assert path.stem == config.game and config.policy == "legal"
     assert config.algorithm == ("dmc" if path.parent.name == "dmc" else "ppo")
-    assert config.features in ("none", "hand_penalties")  # what a seat computes from its own view
+    assert config.features in ("none", "hand_penalties", "hand_and_draw_penalties")  # from its own view
     assert config.imitation_agent is None and config.init_checkpoint is None
