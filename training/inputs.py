@@ -73,6 +73,9 @@ class GameInputs:
     features: str = "none"
     """The feature set appended to the kept columns (``LEGAL_FEATURES``)."""
 
+    def __deepcopy__(self, memo: dict) -> "GameInputs":
+        return self  # never changed once built: a copied network (a pool snapshot) shares it and its solver
+
     @functools.cached_property
     def feature_set(self) -> HandPenalties | None:
         """What computes the features (built at first use: the core's meld solver)."""
