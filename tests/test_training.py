@@ -922,7 +922,11 @@ def test_a_shipped_checkpoint_gains_an_opponent_with_its_run_gone(tmp_path: Path
     assert "- the second note" in card and "stopped by hand" not in card and "Against `greedy`" not in card
 
 
-@pytest.mark.parametrize("path", sorted((REPO / "checkpoints").glob("*.pt")), ids=lambda p: p.stem)
+SHIPPED = sorted((REPO / "checkpoints").glob("*.pt")) + sorted((REPO / "checkpoints").glob("scratch/*.pt"))
+"""The shipped checkpoints: each game's, and the from-scratch ones in checkpoints/scratch."""
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(REPO / "checkpoints")))
 def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(path: Path):
     data = load_checkpoint(path)
     assert path.stat().st_size < 4_000_000  # "a few MB at most"
@@ -935,7 +939,8 @@ def test_each_shipped_checkpoint_plays_its_game_and_was_shown_to_beat_greedy(pat
     assert len(report["games"]) >= 2000 and report["settings"]["agents"][1:] == ["greedy"] * (players - 1)
 
 
-@pytest.mark.parametrize("report_path", sorted((REPO / "checkpoints").glob("*.eval.json")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("report_path", [report for path in SHIPPED for report in sorted(path.parent.glob(f"{path.stem}.*.eval.json"))],
+                         ids=lambda p: str(p.relative_to(REPO / "checkpoints")))
 def test_each_shipped_verdict_is_the_one_its_report_supports(report_path: Path):
     """A model card's "Beats X" stands on its report: 2,000 games or more of the checkpoint
     against X in every other seat, on deals the training never selected on, the win rate's
@@ -945,7 +950,7 @@ def test_each_shipped_verdict_is_the_one_its_report_supports(report_path: Path):
     config = load_checkpoint(checkpoint)["config"]
     report = json.loads(report_path.read_text())
     settings, (ours, theirs) = report["settings"], report["agents"]
-    assert settings["agents"] == [f"checkpoints/{stem}.pt"] + [opponent] * (config["num_players"] - 1)
+    assert settings["agents"] == [str(checkpoint.relative_to(REPO))] + [opponent] * (config["num_players"] - 1)
     assert len(report["games"]) >= 2000 and settings["seed"] != config["eval_seed"]
     supported = (ours["win_rate"]["ci95_low"] > report["summary"]["parity"]
                  and ours["final_score"]["mean"] < theirs["final_score"]["mean"])

@@ -45,7 +45,7 @@ from rummy_env.evaluate import Report, evaluate
 from .checkpoint import FORMAT, CheckpointError, load_checkpoint
 
 KEPT = ("format", "package_version", "game", "rules_config", "observation_size", "action_size", "config",
-        "counters", "weights", "history")
+        "counters", "weights", "history", "inputs")
 
 
 def beats(report: Report) -> tuple[bool, str]:
