@@ -29,6 +29,7 @@ weights that every face shares.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 from dataclasses import dataclass, field
@@ -186,3 +187,8 @@ def _tokens(kind: ActionKind, args: Any, faces: int) -> list[int]:
     elif args is not None:  # a face: discard, go out
         tokens += [face_at + args]
     return tokens
+
+
+# the cached inputs hold the features' meld solvers (compiled objects): released before the
+# interpreter tears its modules down, which nanobind reports as leaks when they outlive it
+atexit.register(_cached.cache_clear)

@@ -6,8 +6,8 @@ legal action against the state instead, as pointer networks and DouZero's Q(s, a
 cost grows with the few dozen legal actions:
 
 - a trunk of ReLU layers over the state's input (``GameInputs.states``: columns of the
-  observation, then the features if any)
-  gives ``h``; a linear map of ``h`` gives the query ``q`` and another the value;
+  observation, then the features if any) gives ``h``; a linear map of ``h`` gives the query
+  ``q`` and another the value;
 - action ``a`` is ``u(a) = relu(E[a] + sum of its token embeddings + W x(a))``: its own
   embedding, what it names (kind, faces, slot, ...; ``GameInputs.tokens``) and ``x(a)``, the
   state's entries about its face (``GameInputs.face_channels``), weighed by weights that every
