@@ -38,7 +38,8 @@ Contract Rummy (and its quick variant; ``ExpertContract``'s docstring describes 
 from __future__ import annotations
 
 from rummy_env.agents.base import Agent, Decision
-from rummy_env.agents.contract_heuristics import ExpertContract, Situation
+from rummy_env.agents.contract_expert import ExpertContract
+from rummy_env.agents.contract_situation import Situation
 from rummy_env.agents.heuristic import ExpertAgent
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import Advice, ExpertThreeThirteen

@@ -77,7 +77,7 @@ class TerminalTable:
         state = self.env.game_state
         winners = [self.env.possible_agents[s] + (" (you)" if s == self.seat else "")
                    for s in self.env.engine.winners(state)]
-        self.console.print(f"[bold]Game over.[/bold] Final scores: "
+        self.console.print("[bold]Game over.[/bold] Final scores: "
                            + ", ".join(f"{a} {s}" for a, s in zip(self.env.possible_agents, state.scores))
                            + f". Winner: {' and '.join(winners)}.")
 

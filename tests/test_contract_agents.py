@@ -1,5 +1,5 @@
 """The contract games' ``greedy`` and ``expert`` agents
-(``rummy_env/agents/contract_heuristics.py``): complete games of every registered contract
+(``rummy_env/agents/contract_heuristics.py``, ``contract_expert.py``): complete games of every registered contract
 game at every tested player count without an illegal action (``play_game`` raises on one),
 determinism, and named scenarios of key behaviours, built as the rule tests build theirs
 (docs/rules/README.md#scenario-set-up)."""
@@ -13,7 +13,8 @@ from test_env_common import GAMES as ALL_GAMES
 import rummy_env
 from rummy_env import contract_rummy_v0, toonerville_rook_v0
 from rummy_env.agents import RandomAgent, make_agent, play_game
-from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract
+from rummy_env.agents.contract_expert import ExpertAdvice, ExpertContract
+from rummy_env.agents.contract_heuristics import ContractAdvice, GreedyContract
 
 AGENTS = {"greedy": GreedyContract, "expert": ExpertContract}
 # every registered game with contracts, at the player counts the common tests use
@@ -53,6 +54,31 @@ def test_each_baseline_beats_random_players(game, name):
         result = play_game(env, [make_agent(name), RandomAgent(), RandomAgent(), RandomAgent()], seed=seed)
         assert result.winners == [0], result.scores
 
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_advice_changes_nothing_the_agent_does(game, name):
+    """``advise()`` reads a decision from itself alone: it equals the advice of an agent
+    that has seen nothing else, and an agent asked for it before every action plays the
+    same game as one never asked (expert's memory of the round is untouched)."""
+    module, _ = GAMES[game]
+    env = module.env(num_players=4, max_turns_per_round=40)
+    asked = []
+
+    class Advised(AGENTS[name]):
+        def act(self, decision):
+            advice = self.advise(decision)
+            fresh = AGENTS[name]()
+            fresh.start_game(self.seat_info, None)
+            assert fresh.advise(decision) == advice
+            asked.append(advice)
+            return super().act(decision)
+
+    plain = play_game(env, [AGENTS[name](), GreedyContract(), AGENTS[name](), RandomAgent()], seed=5)
+    advised = play_game(env, [Advised(), GreedyContract(), Advised(), RandomAgent()], seed=5)
+    assert plain == advised and len(asked) > 100
+    assert all(isinstance(advice, ExpertAdvice if name == "expert" else ContractAdvice) for advice in asked)
 
 # ------------------------------------------------------------------ Toonerville Rook
 def rook_env(hands, upcard, stock=(), round_no=1, dealer=2):

@@ -8,7 +8,7 @@ import pytest
 from rummy_env import contract_rummy_quick_v0, contract_rummy_v0
 from rummy_env.actions import ActionKind
 from rummy_env.agents.base import Episode, play_game
-from rummy_env.agents.contract_heuristics import ExpertContract
+from rummy_env.agents.contract_expert import ExpertContract
 from rummy_env.agents.contract_last_deal import LastDealContract, LastDealOddsContract
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from rummy_env import GAMES
 from rummy_env.agents import Decision, SeatInfo, make_agent
-from rummy_env.agents.contract_heuristics import ExpertContract
+from rummy_env.agents.contract_expert import ExpertContract
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from golden import PATH, PLAYER_COUNTS, game_digest
-from rummy_env.registry import GAMES
 
 PINNED = json.loads(PATH.read_text())
 FAST_GAMES = 1

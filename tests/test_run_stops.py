@@ -78,8 +78,7 @@ STOPS = [
 
 def _stop_in(phase: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Makes the next run raise ``Stopped`` once, in ``phase`` (after the progress it saves there)."""
-    save_part, fitted, evaluate, save_last = (RecordingParts.save, WarmStart._fitted, Trainer.evaluate,
-                                              Trainer._save_last)
+    save_part, fitted, save_last = RecordingParts.save, WarmStart._fitted, Trainer._save_last
 
     def part(self, *args):
         save_part(self, *args)

@@ -23,7 +23,7 @@ import torch
 
 import rummy_env
 from rummy_env.agents import RandomAgent, make_agent, play_game
-from rummy_env.agents.contract_heuristics import ExpertContract
+from rummy_env.agents.contract_expert import ExpertContract
 from rummy_env.agents.contract_last_deal import LastDealContract, LastDealOddsContract
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
@@ -1020,7 +1020,7 @@ def test_three_thirteen_advice_features_say_what_their_heuristic_would_do(featur
         given = features[name](observation, mask)
         assert np.array_equal(given[:len(observation) + 54], penalties(observation, mask))
         extra = given[len(observation) + 54:]
-        preference, margin, (beta, last_turn, takes, _) = extra[:52], extra[52:104], extra[104:]
+        preference, margin, (beta, _, takes, _) = extra[:52], extra[52:104], extra[104:]
         choice = experts[name].act(rummy_env.agents.Decision(observation, mask, dict))
         assert 0 < beta <= 1
         if mask[0]:

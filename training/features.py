@@ -32,7 +32,7 @@ choose here, read afresh from this decision, for the network to follow, weigh or
 beats ``expert``: it weighs every legal discard and values a kept hand's chance to go out.
 
 ``contract_plan`` (Contract Rummy and Toonerville Rook; 21 + 5 x faces numbers), from the
-baselines' partial-contract planner (``rummy_env.agents.contract_heuristics``) and the mask:
+``greedy`` baseline's ``advise()`` (``rummy_env.agents.contract_heuristics``: the planner's view) and the mask:
 
 - per action kind (11): whether the mask allows one (so the network sees, say, that the
   contract can be made now: it cannot read that off the mask, which only filters its logits);
@@ -47,7 +47,7 @@ baselines' partial-contract planner (``rummy_env.agents.contract_heuristics``) a
   meld on the table, and the share of its copies that may still come to the hand.
 
 ``contract_expert`` (the same games; ``contract_plan`` then 10 + 3 x faces numbers): what the
-``expert`` baseline (``ExpertContract``) would weigh and choose here, read afresh from this
+``expert`` baseline would weigh and choose here (``ExpertContract.advise``), read afresh from this
 decision (``expert`` also remembers the discard piles of the round; these use the pile as
 it is now), for the network to follow, weigh or overrule:
 
@@ -76,7 +76,8 @@ import numpy as np
 
 from rummy_env.actions import ActionKind
 from rummy_env.agents import Decision, SeatInfo
-from rummy_env.agents.contract_heuristics import ExpertContract, GreedyContract, PlanReport, Situation, set_bits
+from rummy_env.agents.contract_expert import ExpertAdvice, ExpertContract
+from rummy_env.agents.contract_heuristics import ContractAdvice, GreedyContract
 from rummy_env.agents.contract_last_deal import LastDealContract, LastDealOddsContract
 from rummy_env.agents.three_thirteen_closer import ClosingThreeThirteen
 from rummy_env.agents.three_thirteen_heuristics import ExpertThreeThirteen
@@ -255,61 +256,50 @@ class ContractPlan(Features):
 
     def __init__(self, seat: SeatInfo) -> None:
         super().__init__(seat)
-        self.reader = self.reader_class()  # reads a decision as the baselines do; never acts
+        self.reader = self.reader_class()  # reads a decision as the baseline does; never acts
         self.reader.start_game(seat, None)
-        self.deck = self.reader.deck
-        self.faces = self.deck.card_set.num_faces
+        self.layout = seat.layout
+        self.faces = seat.rules.deck.card_set.num_faces
         self.size = self.size_for(seat.rules)
-        kinds = seat.layout.kinds
+        kinds = self.layout.kinds
         starts = [a for a in range(len(kinds)) if a == 0 or kinds[a] != kinds[a - 1]]
         self.runs = [(kinds[a], a, b) for a, b in zip(starts, starts[1:] + [len(kinds)])]  # ids of one kind
-        self.copies = np.array(self.deck.copies, np.float32)
+        self.copies = np.array(seat.rules.deck.face_counts(), np.float32)
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, np.float32)
         self.plan(out, observation, mask)
         return out
 
-    def plan(self, out: np.ndarray, observation: np.ndarray, mask: np.ndarray) -> tuple[Situation, PlanReport]:
+    def plan(self, out: np.ndarray, observation: np.ndarray, mask: np.ndarray) -> ContractAdvice:
         """Writes the ``contract_plan`` numbers into the start of ``out``; returns the
-        decision as the reader sees it and the planner's report on the hand."""
+        baseline's advice they come from."""
         for kind, start, stop in self.runs:
             if mask[start:stop].any():
                 out[kind] = 1.0
-        agent, deck, F = self.reader, self.deck, self.faces
-        s = agent.situation(Decision(observation, mask, dict))
-        report = agent.report(s)
-        live = s.live
-        at = self.kinds
-        deficiency = min(report.deficiency, 10)  # the planner says 99 when no structure is left
+        advice = self.reader.advise(Decision(observation, mask, dict))
+        F, at = self.faces, self.kinds
+        deficiency = min(advice.deficiency, 10)  # the planner says 99 when no structure is left
         out[at] = deficiency / 10
-        outs = list(set_bits(report.outs))
-        out[at + 1] = len(outs) / 20
-        out[at + 2] = sum(live[f] for f in outs) / 20
-        out[at + 3] = agent.penalty([f for f in range(F) for _ in range(s.hand[f])]) / 100
-        out[at + 4] = s.down
-        offer = s.buy_offer() if s.phase == "buy" else s.top
-        if offer >= 0:
+        out[at + 1] = len(advice.outs) / 20
+        out[at + 2] = sum(advice.live[f] for f in advice.outs) / 20
+        out[at + 3] = advice.penalty / 100
+        out[at + 4] = advice.down
+        if advice.offer >= 0:
             out[at + 5] = 1.0
-            gain = min(agent.report(s, [offer]).deficiency, 10) - deficiency
+            gain = min(advice.offer_deficiency, 10) - deficiency
             out[at + 6] = max(-3, min(3, gain)) / 3
-            out[at + 7] = agent.can_go_down_with(s, [offer])
-            out[at + 8] = agent.forms_meld(s, offer)
-            out[at + 9] = agent.fits_table(s, offer)
+            out[at + 7] = advice.offer_makes_contract
+            out[at + 8] = advice.offer_completes_meld
+            out[at + 9] = advice.offer_fits_table
         at += self.scalars
-        for f in range(F):
-            if s.hand[f]:
-                loss = min(report.without(f, deck.wild)[0], 10) - deficiency
-                out[at + f] = max(0, min(3, loss)) / 3
-        for f in set_bits(report.core):
-            out[at + F + f] = 1.0
-        for f in set_bits(report.near):
-            out[at + 2 * F + f] = 1.0
-        if s.table:
-            for f in range(F):
-                out[at + 3 * F + f] = agent.fits_table(s, f)
-        out[at + 4 * F:at + 5 * F] = np.array(live, np.float32) / self.copies
-        return s, report
+        for f, without in advice.deficiency_without.items():
+            out[at + f] = max(0, min(3, min(without, 10) - deficiency)) / 3
+        out[[at + F + f for f in advice.core]] = 1.0
+        out[[at + 2 * F + f for f in advice.near]] = 1.0
+        out[at + 3 * F:at + 4 * F] = advice.fits_table
+        out[at + 4 * F:at + 5 * F] = np.array(advice.live, np.float32) / self.copies
+        return advice
 
 
 class ContractExpert(ContractPlan):
@@ -334,35 +324,28 @@ class ContractExpert(ContractPlan):
 
     def compute(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.size, np.float32)
-        s, report = self.plan(out, observation, mask)
-        expert, layout, F = self.reader, self.reader.layout, self.faces
-        expert.read_afresh(s)
-        at = self.expert_at
-        out[at] = expert.urgency(s) / 3
-        out[at + 1] = expert.last_turn(s)
-        out[at + 2] = expert.protects_lead(s)
-        out[at + 3] = expert.wants_round_over(s)
-        out[at + 4] = min(expert.outlook(report.deficiency, report.outs, s), 100) / 100
-        if s.phase == "draw":
-            choice = expert.draw(s)
-            kind = layout.kinds[choice]
+        advice: ExpertAdvice = self.plan(out, observation, mask)
+        layout, F, at = self.layout, self.faces, self.expert_at
+        out[at] = advice.urgency / 3
+        out[at + 1] = advice.last_turn
+        out[at + 2] = advice.protects_lead
+        out[at + 3] = advice.wants_round_over
+        out[at + 4] = min(advice.outlook, 100) / 100
+        if advice.draw is not None:
+            kind = layout.kinds[advice.draw]
             out[at + 5] = kind == ActionKind.DRAW_STOCK
             out[at + 6] = kind == ActionKind.DRAW_DISCARD
             if kind == ActionKind.DEEP_DRAW:
                 out[at + 7] = 1.0
-                out[at + 8] = layout.args[choice] / 20
-        elif s.phase == "buy":
-            out[at + 9] = expert.buy_answer(s) == layout.buy
+                out[at + 8] = layout.args[advice.draw] / 20
+        out[at + 9] = bool(advice.buys)
         at += self.expert_scalars
-        discards = s.by_kind.get(ActionKind.DISCARD)
-        if discards:
-            for rank, f in enumerate(expert.discard_order(s, [layout.args[a] for a in discards])):
-                out[at + f] = 1 / (1 + rank)
-        for f in range(F):
-            if s.hand[f]:
-                out[at + F + f] = expert.danger(s, f) / 2
-                if s.down:
-                    out[at + 2 * F + f] = expert.hope(s, f) / 2
+        for rank, f in enumerate(advice.discard_order):
+            out[at + f] = 1 / (1 + rank)
+        for f, danger in advice.danger.items():
+            out[at + F + f] = danger / 2
+        for f, hope in advice.hope.items():
+            out[at + 2 * F + f] = hope / 2
         return out
 
 

@@ -198,7 +198,7 @@ class Collector(CollectorBase):
 
     # ------------------------------------------------------------------ games
     def _new_game(self, table: _Table) -> None:
-        env, n = table.env, len(table.names)
+        n = len(table.names)
         table.episode.reset(int(self.rng.integers(2**31 - 1)))
         table.own_seat = int(self.rng.integers(n))
         table.controllers = []

@@ -24,7 +24,8 @@ deals, and every other decision, are ``expert``'s; it costs the same time.
 
 from __future__ import annotations
 
-from .contract_heuristics import ExpertContract, Situation
+from .contract_expert import ExpertContract
+from .contract_situation import Situation
 
 
 class LastDealContract(ExpertContract):

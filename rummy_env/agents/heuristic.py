@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ..rules import GameRules
 from .base import Agent, Decision, SeatInfo
-from .contract_heuristics import ExpertContract, GreedyContract
+from .contract_expert import ExpertContract
+from .contract_heuristics import GreedyContract
 from .three_thirteen_heuristics import ExpertThreeThirteen, GreedyThreeThirteen
 
 # per baseline: (the heuristic for a game without contracts, the one for contract games)

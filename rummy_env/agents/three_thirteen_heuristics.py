@@ -542,7 +542,7 @@ class ExpertThreeThirteen(_ThreeThirteenBase):
             self._q_cache[key] = 0.0
             return 0.0
         hands = self._hands
-        R, S, N = self._R, self._S, self._N
+        R, S = self._R, self._S
         is_wild, values = hands.is_wild, hands.value
         value = values.__getitem__
         nat = sorted((f for f in loose if not is_wild[f]), key=value, reverse=True)
