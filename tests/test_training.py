@@ -40,7 +40,8 @@ from rummy_training.stopping import Stopped
 from rummy_training.features import (ContractExpert, ContractLastDeal, ContractLastDealOdds, ContractPlan,
                                      ThreeThirteenCloser, ThreeThirteenExpert, ThreeThirteenPenalties)
 from rummy_training.imitation import imitate, play_demonstrations
-from rummy_training.rollout import Collector, seat_gae
+from rummy_training.rollout import Collector
+from rummy_training.trajectories import SeatTrajectories, seat_gae, seat_returns
 from rummy_training.workers import shares
 from rummy_training.runlog import TIMING_FIELDS
 
@@ -115,6 +116,28 @@ def test_seat_gae_on_a_hand_made_trajectory():
     a0 = d0 + 0.45 * a1
     assert np.allclose(adv, [a0, a1, a2, d3], atol=1e-6)
 
+
+
+def test_seat_trajectories_credit_each_reward_to_its_seats_last_decision():
+    """Rewards of a step go to each seat's last recorded decision, whoever acted; a seat with
+    nothing recorded gets nothing; a split keeps each seat's last decision open; the game's end
+    marks each last decision done; the returns are per seat."""
+    class Recorded:
+        def __init__(self, value):
+            self.value, self.reward, self.done = value, 0.0, False
+
+    trajectories = SeatTrajectories(3)
+    a, b, c = Recorded(0.1), Recorded(0.2), Recorded(0.3)
+    trajectories.record(0, a)
+    trajectories.credit([1.0, 5.0, 0.0])  # seat 1 has no decision yet: its 5.0 is lost
+    trajectories.record(1, b)
+    trajectories.credit([2.0, -1.0, 0.0])  # a round ends on seat 1's step: seat 0 is paid too
+    trajectories.record(0, c)
+    trajectories.credit([0.5, 0.25, 0.0])
+    assert (a.reward, b.reward, c.reward) == (3.0, -0.75, 0.5)
+    assert trajectories.split_ready() == [([a], 0.3)] and trajectories.segments == [[c], [b], []]
+    assert trajectories.end_game() == [[c], [b]] and c.done and b.done and not a.done
+    assert seat_returns([1.0, 0.0, 2.0], 0.5) == [1.5, 1.0, 2.0]
 
 def test_each_seat_is_credited_its_own_round_rewards_over_its_own_decisions(monkeypatch):
     """With every seat trained, gamma = lambda = 1: a seat's first return in a finished game

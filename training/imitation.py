@@ -4,7 +4,7 @@ With ``imitation_agent`` set (e.g. ``expert``), the trainer first plays games wi
 agent in every seat (or, with ``imitation_opponent``, in one seat per game and the opponent
 in the others: the positions the policy will meet against that opponent), recording each of
 its decisions (observation, mask, action) and the deciding seat's discounted return
-(rewards credited to each seat's last decision, as in PPO), then fits the policy head to
+(rewards credited to each seat's last decision: ``trajectories.py``, as in PPO), then fits the policy head to
 the agent's actions (cross-entropy over the legal actions) and the value head to the
 returns. PPO self-play then starts from a policy that already plays like the baseline,
 instead of from uniform play.
@@ -45,10 +45,20 @@ from .config import TrainConfig, config_from_dict
 from .features import FEATURES
 from .model import PolicyNet
 from .stopping import ctrl_c_blocked, deferred_signals
+from .trajectories import SeatTrajectories, seat_returns
 
 PART_SECONDS = 10.0
 """A recording worker with a folder saves its new decisions at the first game end after this
 many seconds of recording (and at its end): a stop loses at most about this much of its work."""
+
+
+class _Recorded:
+    """A recorded decision: where it is in the recording, and its seat's credit."""
+
+    __slots__ = ("index", "reward", "done")
+
+    def __init__(self, index: int) -> None:
+        self.index, self.reward, self.done = index, 0.0, False
 
 
 @dataclass
@@ -143,7 +153,7 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
         network = build_network(cfg, env.observer.size, env.layout.size)
         network.load_state_dict(weights)
         network.eval()
-    observations, masks, actions, rewards, seats, played = [], [], [], [], [], []
+    observations, masks, actions, played = [], [], [], []
     returns: list[float] = []
     last_save = time.monotonic()
     while done + len(actions) < decisions:
@@ -154,13 +164,13 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
         for seat, agent in enumerate(agents):
             agent.start_game(episode.seat_infos[seat], int(rng.integers(2**31 - 1)))
         first = len(actions)
-        last_of_seat = [-1] * len(names)
+        trajectories = SeatTrajectories(len(names))
         while not episode.over:
             seat = episode.seat
             decision = episode.decision()
             label = action = agents[seat].act(decision)
             if seat in recorded:
-                last_of_seat[seat] = len(actions)
+                trajectories.record(seat, _Recorded(len(actions)))
                 observation = features(decision.observation, decision.action_mask)
                 if network is not None:
                     action = network.most_probable(observation, decision.action_mask)
@@ -168,17 +178,11 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
                 masks.append(decision.action_mask)
                 actions.append(label)
                 played.append(action)
-                rewards.append(0.0)
-                seats.append(seat)
-            step_rewards = episode.step(action)
-            for other, index in enumerate(last_of_seat):  # a round may end on anyone's step
-                if index >= 0:
-                    rewards[index] += step_rewards[other]
-        following = [0.0] * len(names)
+            trajectories.credit(episode.step(action))
         game_returns = [0.0] * (len(actions) - first)
-        for k in range(len(actions) - 1, first - 1, -1):
-            following[seats[k]] = rewards[k] + cfg.gamma * following[seats[k]]
-            game_returns[k - first] = following[seats[k]]
+        for trajectory in trajectories.end_game():
+            for step, value in zip(trajectory, seat_returns([s.reward for s in trajectory], cfg.gamma)):
+                game_returns[step.index - first] = value
         returns += game_returns
         if after_game is not None:
             after_game(len(game_returns))
@@ -190,7 +194,7 @@ def play_demonstrations(config: dict, stream: int, decisions: int,
                 saved.save(part, rng.bit_generator.state, games)
             parts.append(part)
             done += len(part)
-            observations, masks, actions, rewards, seats, played, returns = [], [], [], [], [], [], []
+            observations, masks, actions, played, returns = [], [], [], [], []
             last_save = time.monotonic()
     return Demonstrations.concatenate(parts)
 

@@ -5,13 +5,13 @@ the policy per step for all the games whose acting seat it plays.
 config's mixture: the current policy (``self``: trained on too), a frozen snapshot from the
 pool (``past``), or a baseline agent. Past snapshots and baselines only act.
 
-**Per-seat credit** (STYLE.md, item 12). Each trained seat's decisions in a game form its
-own trajectory. Rewards arrive at the step that ends a round, usually while another seat
-acts; each is added to the receiving seat's last decision. A decision is ready to train on
-once its seat has decided again (its next value is then known) or the game is over. When
-a collection stops, each trained seat's last decision waits, with the rewards credited so
-far, to open that seat's trajectory in the next collection; GAE runs per trajectory
-segment, bootstrapped from the waiting decision's value.
+**Per-seat credit** (``trajectories.py``, shared with the imitation warm start). Each trained
+seat's decisions in a game form its own trajectory, and a reward goes to its seat's last
+decision. A decision is ready to train on once its seat has decided again (its next value
+is then known) or the game is over. When a collection stops, each trained seat's last
+decision waits, with the rewards credited so far, to open that seat's trajectory in the
+next collection; GAE runs per trajectory segment, bootstrapped from the waiting decision's
+value.
 
 **Saving.** Between collections, ``Collector.state`` pickles everything later collections
 depend on (random streams, games in progress, pending decisions; not the parts of each env
@@ -41,6 +41,7 @@ from rummy_env.env import RummyEnv
 from .config import TrainConfig
 from .features import FEATURES
 from .model import PolicyNet
+from .trajectories import SeatTrajectories, seat_gae
 
 LEARNER = "self"
 STATIC_PARTS = ("engine", "layout", "observer", "rules", "observation_spaces", "action_spaces")
@@ -65,22 +66,6 @@ def privileged_inputs(env: RummyEnv, seat: int, stock_order: int = 0) -> np.ndar
     drawn_next = np.asarray(state.stock[::-1][:stock_order], np.intp)  # the stock is drawn from its end
     upcoming[np.arange(len(drawn_next)), drawn_next] = 1
     return np.concatenate([hands, stock, upcoming.ravel()]).astype(np.float32)
-
-
-def seat_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, next_value: float, gamma: float,
-             lam: float) -> np.ndarray:
-    """GAE advantages of one seat's trajectory segment, in order: ``dones[t]`` marks a
-    decision after which the seat's game ended (no bootstrap past it); ``next_value`` is the
-    value of the seat's decision after the segment (ignored if the segment ends in a done)."""
-    advantages = np.zeros(len(rewards), dtype=np.float32)
-    last = 0.0
-    for t in range(len(rewards) - 1, -1, -1):
-        following = next_value if t == len(rewards) - 1 else values[t + 1]
-        live = 0.0 if dones[t] else 1.0
-        delta = rewards[t] + gamma * following * live - values[t]
-        last = delta + gamma * lam * live * last
-        advantages[t] = last
-    return advantages
 
 
 class _Step:
@@ -126,7 +111,7 @@ class Batch:
 
 
 class _Table:
-    """One game in the vector, with who plays each seat and the trained seats' open segments."""
+    """One game in the vector, with who plays each seat and the trained seats' trajectories."""
 
     def __init__(self, env: RummyEnv) -> None:
         self.env = env
@@ -134,7 +119,7 @@ class _Table:
         self.names = env.possible_agents
         self.controllers: list[Any] = []
         self.own_seat = 0
-        self.segments: list[list[_Step]] = [[] for _ in self.names]
+        self.trajectories = SeatTrajectories(len(self.names))
         self.baselines: dict[tuple[int, str], Agent] = {}
 
 
@@ -215,14 +200,12 @@ class Collector(CollectorBase):
                 agent.start_game(table.episode.seat_infos[seat], int(self.rng.integers(2**31 - 1)))
                 kind = agent
             table.controllers.append(kind)
-        table.segments = [[] for _ in range(n)]
+        table.trajectories = SeatTrajectories(n)
 
     def _end_game(self, table: _Table) -> None:
         env = table.env
-        for seat, segment in enumerate(table.segments):
-            if segment:
-                segment[-1].done = True
-                self._finish(segment, 0.0)
+        for trajectory in table.trajectories.end_game():
+            self._finish(trajectory, 0.0)
         state = env.game_state
         winners = env.engine.winners(state)
         own = table.own_seat
@@ -288,7 +271,7 @@ class Collector(CollectorBase):
             if trained:
                 for (table, i, _), step in zip(trained, self._act_trained(trained)):
                     chosen[i] = step.action
-                    table.segments[table.episode.seat].append(step)
+                    table.trajectories.record(table.episode.seat, step)
             for snapshot, rows in by_snapshot.items():
                 for (_, i, _), action in zip(rows, self._act(self.pool[snapshot], rows)):
                     chosen[i] = action
@@ -301,19 +284,14 @@ class Collector(CollectorBase):
         return batch
 
     def _step(self, table: _Table, action: int) -> None:
-        rewards = table.episode.step(action)
-        for seat, segment in enumerate(table.segments):
-            if segment:
-                segment[-1].reward += rewards[seat]
+        table.trajectories.credit(table.episode.step(action))
         if table.episode.over:
             self._end_game(table)
 
     def _batch(self, env_steps: int) -> Batch:
         for table in self.tables:
-            for seat, segment in enumerate(table.segments):
-                if len(segment) > 1:
-                    self._finish(segment[:-1], segment[-1].value)
-                    table.segments[seat] = segment[-1:]
+            for segment, next_value in table.trajectories.split_ready():
+                self._finish(segment, next_value)
         steps = [s for segment, _ in self.ready for s in segment]
         advantages = np.concatenate([a for _, a in self.ready]) if self.ready else np.zeros(0, np.float32)
         values = np.array([s.value for s in steps], dtype=np.float32)
