@@ -20,12 +20,14 @@ import sys
 from typing import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .agents import Agent, Decision, Episode, make_agent
 from .cli import OneLineParser, fail
 from .env import RummyEnv
 from .evaluate import parse_env_kwarg
+from .hand_view import HandNotes, arranged_hand
 from .registry import GAMES, game_spec
 
 
@@ -52,25 +54,31 @@ class TerminalTable:
         self.env, self.seat, self.console, self.read = env, seat, console, read
         self.agent = env.possible_agents[seat]
         self.since_last: list[str] = []
-        self.rounds_shown = 0
+        self.drawn: list[str] = []
+        """The cards this seat took into hand this turn, marked in its hand."""
 
     # ---------------------------------------------------------------- what happened
-    def record(self, seat: int, action: int) -> None:
-        """Notes another seat's action, and shows a round's results when one has ended."""
+    def record(self, seat: int, action: int, taken: list[str], round_end: dict | None) -> None:
+        """Notes a seat's action (``HandNotes.after``'s cards taken and round's end with it),
+        and shows a round's results when one has ended."""
         if seat != self.seat:
             self.since_last.append(f"{self.env.possible_agents[seat]}: {self.env.action_to_text(action)}")
-        penalties = self.env.game_state.round_penalties
-        if len(penalties) > self.rounds_shown:
-            self.rounds_shown = len(penalties)
-            self.show_round(len(penalties), penalties[-1])
+        elif taken or self.env.game_state.current != seat:  # a draw marks its cards; the turn's end clears them
+            self.drawn = taken
+        if round_end is not None:
+            self.drawn = []
+            self.show_round(round_end)
 
-    def show_round(self, number: int, penalties: Sequence[int]) -> None:
-        table = Table(title=f"Round {number} over", title_style="bold")
-        for column in ("seat", "penalty", "score"):
-            table.add_column(column, justify="right" if column != "seat" else "left")
+    def show_round(self, round_end: dict) -> None:
+        table = Table(title=f"Round {round_end['round']} over", title_style="bold")
+        for column in ("seat", "penalty", "score", "hand as scored"):
+            table.add_column(column, justify="left" if column in ("seat", "hand as scored") else "right")
         for seat, name in enumerate(self.env.possible_agents):
             you = " (you)" if seat == self.seat else ""
-            table.add_row(name + you, str(penalties[seat]), str(self.env.game_state.scores[seat]))
+            hand = round_end["hands"][seat]
+            shown = "  ".join([f"[{' '.join(meld)}]" for meld in hand["melds"]] + [" ".join(hand["loose"])]).strip()
+            table.add_row(name + you, str(round_end["penalties"][seat]), str(self.env.game_state.scores[seat]),
+                          escape(shown) or "(no cards)")
         self.console.print(table)
 
     def show_end(self) -> None:
@@ -118,24 +126,21 @@ class TerminalTable:
             console.print(f"  [cyan]{i:>3}[/cyan]  {text}")
 
     def hand_text(self) -> str:
-        """The hand sorted by suit and rank, with the groups of a least-penalty arrangement."""
-        raw, state = self.env, self.env.game_state
-        ctx = raw.engine.ctx
-        cards = ctx.card_set
-        naturals, wilds = ctx.split_wilds(state, state.hands[self.seat])
-        spec = raw.rules.rounds[state.round]
-        wild_value = raw.rules.rank_penalties[spec.wild_rank] if spec.wild_rank is not None else 0
-        _, melds, unmatched, _ = ctx.solver.best_arrangement(naturals, wilds, ctx.natural_values, wild_value)
-        order = sorted(range(cards.num_naturals), key=lambda f: (cards.suit(f), cards.rank(f)))
-        rank_of = {f: i for i, f in enumerate(order)}
-        groups = [" ".join(cards.format(f) for f in sorted(m.naturals, key=rank_of.get)) + " +wild" * m.wilds
-                  for m in melds]
-        loose = " ".join(cards.format(f) for f in sorted(unmatched, key=rank_of.get))
-        hand = state.hands[self.seat]
-        held_wilds = [cards.format(f) for f in ctx.wild_faces(state) for _ in range(hand[f])]
-        parts = [f"[green][{g}][/green]" for g in groups] + ([loose] if loose else [])
-        if held_wilds:
-            parts.append(f"(wild cards held: {' '.join(held_wilds)})")
+        """The hand grouped into the melds of a least-penalty arrangement (``hand_view``), the
+        cards drawn this turn marked with ``*``."""
+        state = self.env.game_state
+        shown = arranged_hand(self.env.engine, state.hands[self.seat], state.round)
+        drawn = list(self.drawn)
+
+        def text(card: str) -> str:
+            if card in drawn:
+                drawn.remove(card)
+                return f"[bold yellow]*{card}[/bold yellow]"
+            return card
+
+        parts = [f"[green][{' '.join(map(text, meld))}][/green]" for meld in shown["melds"]]
+        if shown["loose"]:
+            parts.append(" ".join(map(text, shown["loose"])))
         return "  ".join(parts) or "(empty)"
 
     def ask(self, decision: Decision) -> int:
@@ -207,14 +212,16 @@ def play(env: RummyEnv, opponents: Sequence[Agent], seat: int, seed: int | None,
     agents.insert(seat, HumanAgent(table))
     episode = Episode(env)
     episode.reset(seed)
+    notes = HandNotes(env)
     for s, agent in enumerate(agents):
         agent.start_game(episode.seat_infos[s], None if seed is None else seed * 1_000_003 + s)
     try:
         while not episode.over:
             acting = episode.seat
             action = agents[acting].act(episode.decision())
+            notes.before()
             episode.step(action)
-            table.record(acting, action)
+            table.record(acting, action, *notes.after(acting, action))
     except Quit:
         console.print("Game ended by the player.")
         return False

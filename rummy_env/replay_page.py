@@ -8,7 +8,7 @@ import html
 import json
 from typing import Any
 
-_STYLE = """
+STYLE = """
 body { margin: 0; font: 14px/1.4 "DejaVu Sans", Arial, sans-serif; background: #17462f; color: #f2f2f2; }
 header { padding: 8px 16px; background: #0e2f1f; }
 h1 { font-size: 18px; margin: 0; }
@@ -67,6 +67,24 @@ tr.total td { font-weight: bold; }
 footer { padding: 0 16px 12px; font-size: 12px; color: #cfe3d6; }
 """
 
+CARD_SCRIPT = r"""
+const SUITS = {C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660"};
+const COLOURS = {R: "red", Y: "yellow", G: "green", B: "black"};
+function cardHtml(text, wildRank, deck, extra = "") {
+  if (text === "JK") return `<span class="card joker wild${extra}" title="joker" data-card="JK"><span class="rank">\u2605</span><span class="suit">JOKER</span></span>`;
+  if (text === "ROOK") return `<span class="card rook-bird wild${extra}" title="Rook" data-card="ROOK"><span class="rank">R</span><span class="suit">ROOK</span></span>`;
+  const rank = text.slice(0, -1), suit = text.slice(-1);
+  const wild = rank === wildRank ? " wild" : "";
+  if (deck === "rook") {
+    return `<span class="card rook c-${suit}${wild}${extra}" title="${text}" data-card="${text}"><span class="rank">${rank}</span><span class="suit">${COLOURS[suit]}</span></span>`;
+  }
+  const colour = suit === "D" || suit === "H" ? "red" : "black";
+  return `<span class="card ${colour}${wild}${extra}" title="${text}" data-card="${text}"><span class="rank">${rank === "T" ? "10" : rank}</span><span class="suit">${SUITS[suit]}</span></span>`;
+}
+"""
+"""The cards' look, shared by the replay pages and ``rummy-serve``'s page: ``cardHtml(text,
+wild rank, deck kind, extra classes)``."""
+
 _SCRIPT = r"""
 "use strict";
 const DATA = JSON.parse(document.getElementById("replay-data").textContent);
@@ -74,8 +92,6 @@ const N = DATA.actions.length;
 const STATES = [];
 DATA.frames.forEach((change, k) => STATES.push(k ? Object.assign({}, STATES[k - 1], change) : change));
 const ROUND_STARTS = STATES.map((s, k) => k).filter(k => k === 0 || STATES[k].round !== STATES[k - 1].round);
-const SUITS = {C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660"};
-const COLOURS = {R: "red", Y: "yellow", G: "green", B: "black"};
 const $ = id => document.getElementById(id);
 let step = 0;
 
@@ -86,18 +102,7 @@ function who(seat) {
   const name = DATA.names[seat], player = DATA.players[seat];
   return esc(player === name ? name : `${name} (${player})`);
 }
-function card(index, wildRank) {
-  const text = DATA.cards[index];
-  if (text === "JK") return '<span class="card joker wild" title="joker"><span class="rank">\u2605</span><span class="suit">JOKER</span></span>';
-  if (text === "ROOK") return '<span class="card rook-bird wild" title="Rook"><span class="rank">R</span><span class="suit">ROOK</span></span>';
-  const rank = text.slice(0, -1), suit = text.slice(-1);
-  const wild = rank === wildRank ? " wild" : "";
-  if (DATA.deck === "rook") {
-    return `<span class="card rook c-${suit}${wild}" title="${text}"><span class="rank">${rank}</span><span class="suit">${COLOURS[suit]}</span></span>`;
-  }
-  const colour = suit === "D" || suit === "H" ? "red" : "black";
-  return `<span class="card ${colour}${wild}" title="${text}"><span class="rank">${rank === "T" ? "10" : rank}</span><span class="suit">${SUITS[suit]}</span></span>`;
-}
+function card(index, wildRank) { return cardHtml(DATA.cards[index], wildRank, DATA.deck); }
 function cards(list, wildRank) { return list.map(c => card(c, wildRank)).join(""); }
 function backs(count) { return '<span class="card back" title="face down"></span>'.repeat(count); }
 function action(k) { const [seat, text] = DATA.actions[k - 1]; return `${who(seat)}: ${esc(text)}`; }
@@ -228,9 +233,9 @@ def render_page(data: dict[str, Any]) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<link rel="icon" href="data:,"><title>{html.escape(title)}, seed {data["seed"]}</title>'
-            f"<style>{_STYLE}</style></head><body>\n{body}\n"
+            f"<style>{STYLE}</style></head><body>\n{body}\n"
             f'<script id="replay-data" type="application/json">{payload}</script>\n'
-            f"<script>{_SCRIPT}</script></body></html>\n")
+            f"<script>{CARD_SCRIPT}{_SCRIPT}</script></body></html>\n")
 
 
 def render_index(title: str, games: list[dict[str, Any]]) -> str:
@@ -252,7 +257,7 @@ def render_index(title: str, games: list[dict[str, Any]]) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<link rel="icon" href="data:,"><title>{html.escape(title)}</title>'
-            f"<style>{_STYLE}{_INDEX_STYLE}</style></head><body>\n"
+            f"<style>{STYLE}{_INDEX_STYLE}</style></head><body>\n"
             f"<header><h1>{html.escape(title)}</h1><div class=\"sub\">{len(games)} game(s); each page steps "
             f"through one game</div></header>\n<main class=\"index\"><div class=\"panel\"><table>"
             f"<tr>{head}</tr>\n" + "\n".join(rows) + "</table></div></main></body></html>\n")

@@ -27,7 +27,9 @@ LAYER_OF = {
     "vector": "env", "vector_env": "env",
     "env": "env", "registry": "env", "__init__": "env",
     "agents": "agents", "wrappers": "agents", "recording": "agents",
+    "hand_view": "env",
     "evaluate": "evaluation", "play": "evaluation", "replay": "evaluation", "replay_page": "evaluation",
+    "serve": "evaluation",
 }
 """The layer of each module of ``rummy_env`` by its first name below the package (``rules``
 and ``agents`` are packages: all their modules); every ``<game>_v0`` env module is in env."""

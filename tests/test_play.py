@@ -5,6 +5,7 @@ errors as one line with exit code 2."""
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from typing import Iterator
@@ -44,6 +45,26 @@ def test_a_whole_game_against_greedy_shows_the_table_rounds_and_the_result():
     assert "Discard pile:" in text and "Your hand:" in text and "1  draw stock" in text
     assert len(seen) == sum(1 for line in text.splitlines() if line.startswith("Your hand:"))
 
+
+
+def test_the_card_just_drawn_is_marked_and_each_round_end_shows_every_hand_as_scored():
+    """After "draw stock" the hand shows the drawn card starred (and only then); a round's
+    table gives every seat's hand as it was scored, its penalty beside it."""
+    env = rummy_env.three_thirteen_v0.env(num_players=2).unwrapped
+    console, out = _console()
+    answers = iter(["draw stock", "?", "1", "quit"])
+    assert not play(env, [make_agent("greedy")], seat=0, seed=2, console=console, read=_script(answers, []))
+    hands = [line for line in out.getvalue().splitlines() if line.startswith("Your hand:")]
+    assert "*" not in hands[0] and hands[1].count("*") == 1 and hands[1] == hands[2]
+    drawn = hands[1].split("*")[1].split()[0].strip("]")
+    assert drawn not in hands[0].split()
+    console, out = _console()
+    play(env, [make_agent("greedy")], seat=0, seed=2, console=console, read=_script(iter(lambda: "1", None), []))
+    text = out.getvalue()
+    assert text.count("hand as scored") == 11
+    block = text[text.index("Round 1 over"):text.index("round 2 of 11")]
+    rows = [line for line in block.splitlines() if "player_" in line]
+    assert len(rows) == 2 and all(re.search(r"\d+ +. (\[?(10|[2-9JQKA])[CDHS]|\(no cards\))", row) for row in rows), rows
 
 def test_answers_by_number_text_and_unique_beginning_and_bad_ones_are_asked_again():
     legal = ["draw stock", "draw discard"]

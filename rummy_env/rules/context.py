@@ -30,9 +30,13 @@ class RulesContext:
 
     def wild_faces(self, state: GameState) -> list[int]:
         """Faces that are wild this round."""
+        return self.wild_faces_of_round(state.round)
+
+    def wild_faces_of_round(self, round_index: int) -> list[int]:
+        """Faces that are wild in round ``round_index`` (from 0)."""
         if self.wild_card >= 0:
             return [self.wild_card]
-        rank = self.rules.rounds[state.round].wild_rank
+        rank = self.rules.rounds[round_index].wild_rank
         if rank is None:
             return []
         cs = self.card_set
