@@ -66,9 +66,11 @@ def arranged_hand(engine: Engine, hand: Sequence[int], round_index: int) -> dict
 
 
 class HandNotes:
-    """What a step shows of hands that the state after it no longer does: the cards its
-    actor took into hand (a draw, a deep draw, a buy), and at a round's end every hand as it
-    was scored, arranged. Call ``before`` ahead of each step and ``after`` once it is taken.
+    """What a step shows of hands that the state after it no longer does: the cards each
+    seat took into hand (a draw, a deep draw, a buy and its extra card; in Toonerville Rook
+    a stock draw arrives once the buy question before it is answered, on another seat's
+    step), and at a round's end every hand as it was scored, arranged. Call ``before`` ahead
+    of each step and ``after`` once it is taken.
 
     A round's end deals the next round at once, so the scored hands are the hands before the
     step, the actor's less the card it discarded (or, going out by melding, none left).
@@ -85,20 +87,30 @@ class HandNotes:
         self._hands = [bytes(hand) for hand in state.hands]
         self._round, self._rounds_scored = state.round, len(state.round_penalties)
 
-    def after(self, seat: int, action: int) -> tuple[list[str], dict[str, Any] | None]:
-        """``(cards the actor took into hand, the round's end or None)``; the round's end is
-        ``{"round": number from 1, "penalties": [...], "hands": [arranged_hand, ...]}``."""
+    def after(self, seat: int, action: int) -> tuple[list[list[str]], dict[str, Any] | None]:
+        """``(per seat, the cards it took into hand; the round's end or None)`` for the step
+        of ``seat``'s ``action``; the round's end is ``{"round": number from 1, "penalties":
+        [...], "hands": [arranged_hand, ...]}``."""
         env, state = self.env, self.env.game_state
         cards = env.engine.card_set
         if len(state.round_penalties) == self._rounds_scored:
-            before = self._hands[seat]
-            taken = [cards.format(f) for f, count in enumerate(state.hands[seat]) for _ in range(count - before[f])]
-            return taken, None
+            return [[cards.format(f) for f, count in enumerate(hand) for _ in range(count - before[f])]
+                    for hand, before in zip(state.hands, self._hands)], None
         hands = [list(hand) for hand in self._hands]
         kind, arg = env.layout.decode(action)
         if kind in (ActionKind.DISCARD, ActionKind.GO_OUT):
             hands[seat][arg] -= 1
         elif kind in (ActionKind.MELD_SET, ActionKind.MELD_RUN, ActionKind.LAY_OFF):
             hands[seat] = [0] * len(hands[seat])  # out by melding: nothing left
-        return [], {"round": self._round + 1, "penalties": list(state.round_penalties[-1]),
-                    "hands": [arranged_hand(env.engine, hand, self._round) for hand in hands]}
+        return [[] for _ in hands], {"round": self._round + 1, "penalties": list(state.round_penalties[-1]),
+                                     "hands": [arranged_hand(env.engine, hand, self._round) for hand in hands]}
+
+
+
+def marked_drawn(marked: list[str], taken: list[str], seat: int, actor: int, current: int) -> list[str]:
+    """The cards ``seat``'s hand shows as just drawn after ``actor``'s step, which gave the
+    seat ``taken`` and left ``current``'s turn: what it took, else what it had marked, until
+    a step of its own passes the turn on."""
+    if taken:
+        return taken
+    return [] if actor == seat and current != seat else marked

@@ -27,7 +27,7 @@ from .agents import Agent, Decision, Episode, make_agent
 from .cli import OneLineParser, fail
 from .env import RummyEnv
 from .evaluate import parse_env_kwarg
-from .hand_view import HandNotes, arranged_hand
+from .hand_view import HandNotes, arranged_hand, marked_drawn
 from .registry import GAMES, game_spec
 
 
@@ -58,13 +58,12 @@ class TerminalTable:
         """The cards this seat took into hand this turn, marked in its hand."""
 
     # ---------------------------------------------------------------- what happened
-    def record(self, seat: int, action: int, taken: list[str], round_end: dict | None) -> None:
-        """Notes a seat's action (``HandNotes.after``'s cards taken and round's end with it),
-        and shows a round's results when one has ended."""
+    def record(self, seat: int, action: int, taken: list[list[str]], round_end: dict | None) -> None:
+        """Notes a seat's action (``HandNotes.after``'s cards taken per seat and round's end
+        with it), and shows a round's results when one has ended."""
         if seat != self.seat:
             self.since_last.append(f"{self.env.possible_agents[seat]}: {self.env.action_to_text(action)}")
-        elif taken or self.env.game_state.current != seat:  # a draw marks its cards; the turn's end clears them
-            self.drawn = taken
+        self.drawn = marked_drawn(self.drawn, taken[self.seat], self.seat, seat, self.env.game_state.current)
         if round_end is not None:
             self.drawn = []
             self.show_round(round_end)

@@ -9,9 +9,10 @@ index page that links them, into one folder: by default the recording's name wit
 suffix, beside it. Each page has its CSS, script and data inline, so that it opens anywhere
 with no network. The page steps through
 the game forwards and back (buttons, arrow keys, a slider): every hand (or, with
-``--seat``, that seat's hand and the others' card counts), the table's melds, the discard
-pile's top, the stock, each action with its seat, round results and scores, and the wild
-rank or contract. The states are built here by replaying each record exactly (a record
+``--seat``, that seat's hand and the others' card counts), the cards just drawn outlined,
+the table's melds, the discard pile's top, the stock, each action with its seat, round
+results with every hand as it was scored (arranged into melds), scores, and the wild rank
+or contract. The states are built here by replaying each record exactly (a record
 that does not replay is an error) and stored in the page as the changes from one step to
 the next. A user's error is one line and exit code 2, with nothing written.
 """
@@ -26,6 +27,7 @@ from typing import Any, Sequence
 from .cards import CardSet
 from .cli import OneLineParser, check_writable_folder, fail
 from .env import RummyEnv
+from .hand_view import HandNotes
 from .recording import Record, RecordError, read_records, replay_steps
 from .replay_page import render_index, render_page
 from .state import TableMeld
@@ -118,10 +120,22 @@ def page_data(record: Record, seat: int | None = None) -> dict[str, Any]:
     viewer = None if seat is None else names[seat]
     frames: list[dict[str, Any]] = []
     previous: dict[str, Any] = {}
-    for _, env in itertools.chain([(0, env)], steps):
+    notes = HandNotes(env)
+    for step, env in itertools.chain([(0, env)], steps):
         state = step_state(game_view(env, viewer), names, card)
+        state["drawn"] = state["ended"] = None
+        if step:
+            entry = record["actions"][step - 1]
+            taken, ended = notes.after(entry["seat"], entry["action"])
+            shown = [[s, [card(c) for c in cards]] for s, cards in enumerate(taken)
+                     if cards and seat in (None, s)]  # another seat's draw stays hidden in a seat's view
+            state["drawn"] = shown or None
+            if ended is not None:  # every hand as it was scored: shown to all at a round's end
+                state["ended"] = [[[[card(c) for c in meld] for meld in hand["melds"]], [card(c) for c in hand["loose"]]]
+                                  for hand in ended["hands"]]
         frames.append({key: value for key, value in state.items() if previous.get(key, ()) != value})
         previous = state
+        notes.before()
     return {
         "game": record["game"], "seed": record["seed"], "env": record["env"], "deck": env.rules.deck.kind,
         "num_rounds": env.rules.num_rounds, "names": names, "players": record["players"], "seat": seat,

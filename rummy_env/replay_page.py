@@ -57,6 +57,9 @@ main { display: grid; grid-template-columns: minmax(0, 1fr) 320px; gap: 12px; pa
 .card.rook-bird { background: linear-gradient(135deg, #37474f, #78909c); color: #fff; }
 .card.wild { box-shadow: 0 0 0 2px #f5b400, 1px 1px 2px rgba(0, 0, 0, .35); }
 .card.wild::after { content: "W"; position: absolute; top: 2px; right: 3px; font-size: 9px; color: #b07800; }
+.card.drawn { outline: 3px solid #f5d76e; outline-offset: 1px; }
+.group { display: inline-block; margin: 0 10px 4px 0; padding: 2px; border-radius: 6px; vertical-align: top; }
+.group.meld { background: rgba(120, 200, 150, .35); }
 .card.back { background: repeating-linear-gradient(45deg, #2b4c9b 0 4px, #203b7d 4px 8px); border: 2px solid #fff; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { padding: 2px 4px; text-align: right; border-bottom: 1px solid rgba(255, 255, 255, .12); }
@@ -104,6 +107,18 @@ function who(seat) {
 }
 function card(index, wildRank) { return cardHtml(DATA.cards[index], wildRank, DATA.deck); }
 function cards(list, wildRank) { return list.map(c => card(c, wildRank)).join(""); }
+function marked(list, drawn, wildRank) {  // the cards just drawn outlined (the first copies of each)
+  const left = [...drawn];
+  return list.map(c => {
+    const k = left.indexOf(c);
+    if (k >= 0) left.splice(k, 1);
+    return cardHtml(DATA.cards[c], wildRank, DATA.deck, k >= 0 ? " drawn" : "");
+  }).join("");
+}
+function arranged(melds, loose, wildRank) {
+  return melds.map(m => `<span class="group meld">${cards(m, wildRank)}</span>`).join("") +
+    (loose.length ? `<span class="group">${cards(loose, wildRank)}</span>` : "");
+}
 function backs(count) { return '<span class="card back" title="face down"></span>'.repeat(count); }
 function action(k) { const [seat, text] = DATA.actions[k - 1]; return `${who(seat)}: ${esc(text)}`; }
 
@@ -126,6 +141,8 @@ function render() {
   if (step && s.penalties.length > STATES[step - 1].penalties.length) {
     const pens = s.penalties[s.penalties.length - 1];
     events.push(`Round ${s.penalties.length} over. Penalties: ` + pens.map((p, i) => `${who(i)} ${p}`).join(", "));
+    if (s.ended) events.push('<div class="scored">' + s.ended.map(([melds, loose], i) =>
+      `<div class="who">${who(i)}: ${pens[i]}</div>` + (melds.length || loose.length ? arranged(melds, loose, wild) : "(no cards)")).join("") + "</div>");
   }
   if (step === N) {
     const r = DATA.result;
@@ -154,7 +171,8 @@ function render() {
     if (s.buys) tags.push(`<span class="count">buys: ${s.buys[i]}</span>`);
     return `<div class="panel seat${i === s.to_act ? " to-act" : ""}"><div class="seat-head"><span class="seat-name">${who(i)}</span>` +
       `<span>score ${s.scores[i]}</span><span class="count">${s.sizes[i]} card${s.sizes[i] === 1 ? "" : "s"}</span>${tags.join("")}</div>` +
-      (hand ? `<div class="hand">${cards(hand, wild)}</div>` : `<div class="hand hidden">${backs(s.sizes[i])}</div>`) + "</div>";
+      (hand ? `<div class="hand">${marked(hand, ((s.drawn || []).find(d => d[0] === i) || [i, []])[1], wild)}</div>` :
+       `<div class="hand hidden">${backs(s.sizes[i])}</div>`) + "</div>";
   }).join("");
 
   const head = "<tr><th>round</th>" + DATA.names.map((n, i) => `<th title="${who(i)}">${esc(n.replace("player_", "p"))}</th>`).join("") + "</tr>";

@@ -13,7 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-SET_UP_EXTRAS = ("train", "dev", "browser")
+SET_UP_EXTRAS = ("train", "dev", "browser", "serve")
 """The extras that the README's install command brings (``dev`` includes ``browser``)."""
 
 

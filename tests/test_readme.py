@@ -2,7 +2,7 @@
 the Python blocks run to the end, and each shell block's commands run in order, in a copy
 of the folders they name, with a smaller budget appended to the long ones (the last value
 of an option wins), so that a training run, shipping and the evaluations finish in
-seconds."""
+seconds; a server is started, its page fetched, and stopped."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -69,8 +70,26 @@ def test_python_blocks_run(index: int):
     assert done.returncode == 0, done.stderr
 
 
+def _serve(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """A server runs until stopped: started on a free port, its page fetched at the address it
+    prints, then stopped."""
+    server = subprocess.Popen([*argv, "--port", "0"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        address = re.search(r"http://\S+/", line)
+        assert address, (line, server.stderr.read() if server.poll() is not None else "")
+        with urllib.request.urlopen(address.group(0), timeout=30) as answer:
+            page = answer.read().decode()
+        return subprocess.CompletedProcess(argv, 0 if "rummy-serve" in page else 1, line, "")
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 def _run(command: str, cwd: Path) -> subprocess.CompletedProcess:
     argv = shlex.split(command)
+    if argv[0] == "rummy-serve":
+        return _serve([str(Path(sys.executable).parent / "rummy-serve"), *argv[1:]], cwd)
     for prefix, extra in SHRINK.items():
         if tuple(argv[: len(prefix)]) == prefix:
             argv += extra

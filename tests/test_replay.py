@@ -56,10 +56,46 @@ def test_every_step_of_a_page_is_the_replayed_games_state(game, games):
     assert data["result"] == record["result"] and data["players"] == record["players"]
     for step, env in replay_steps(record):
         expected = step_state(game_view(env, None), data["names"], _Named(data["cards"]))
-        assert states[step] == json.loads(json.dumps(expected)), step
+        shown = {key: value for key, value in states[step].items() if key not in ("drawn", "ended")}
+        assert shown == json.loads(json.dumps(expected)), step
     last = states[-1]
     assert last["scores"] == record["result"]["scores"] and last["penalties"] == record["result"]["round_penalties"]
 
+
+
+@pytest.mark.parametrize("game", ["three_thirteen", "contract_rummy", "toonerville_rook"])
+@pytest.mark.parametrize("seat", [None, 1])
+def test_a_page_outlines_the_cards_drawn_and_shows_every_hand_as_scored(game, seat, games):
+    """A draw's cards are marked in the drawer's hand (in a seat's page, that seat's draws
+    only): the top discard when it was taken. At each round's end every hand is there as it
+    was scored: its unmelded cards (every card, in a contract game) add up to its penalty."""
+    record = games[game]
+    data = json.loads(json.dumps(page_data(record, seat)))
+    states = states_of(data)
+    env = rummy_env.GAMES[game].raw_env(num_players=len(record["players"]), **record["env"]["rules"])
+    values, cards = env.engine.ctx.natural_values, data["cards"]
+    wild_value = env.rules.contract_play.wild_penalty if env.rules.contract_play else None
+    draws = ends = 0
+    for step, (actor, text) in enumerate(data["actions"], 1):
+        state, before = states[step], states[step - 1]
+        drawn = dict(state["drawn"] or [])
+        assert seat is None or set(drawn) <= {seat}
+        for drawer, cards_drawn in drawn.items():
+            assert all(c in state[f"hand{drawer}"] for c in cards_drawn)
+        if text.startswith("draw") and seat in (None, actor) and actor in drawn:
+            if text == "draw discard":
+                assert drawn[actor] == [before["top"]]
+            draws += 1
+        if len(state["penalties"]) > len(before["penalties"]):
+            ends += 1
+            for hand, penalty in zip(state["ended"], state["penalties"][-1]):
+                melds, loose = hand
+                counted = [c for m in melds for c in m] + loose if wild_value is not None else loose
+                faces = [env.engine.card_set.parse(cards[c]) for c in counted]
+                assert sum(values[f] if f < len(values) else wild_value for f in faces) == penalty, (hand, penalty)
+        else:
+            assert state["ended"] is None
+    assert draws > 10 and ends == env.rules.num_rounds
 
 def test_runs_are_shown_low_to_high_with_each_wild_where_it_stands(games):
     runs = 0

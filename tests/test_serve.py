@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 
 import numpy as np
 import pytest
@@ -187,12 +188,21 @@ def test_the_live_stream_sends_the_view_as_it_changes(client):
     assert len(events) == 1 and events[0]["over"] and events[0]["id"] == game_id  # a finished game's stream ends
 
 
-def test_the_command_line_refuses_a_bad_agent_in_one_line(capsys):
-    with pytest.raises(SystemExit) as stop:
-        serve_main(["--agent", "nosuch:Agent"])
+@pytest.mark.parametrize("args, named", [
+    (["--agent", "nosuch:Agent"], "--agent nosuch:Agent"),
+    (["--port", "-1"], "argument --port: expected an integer of at least 0"),
+    (["--port", "{busy}"], "cannot listen on 127.0.0.1:"),
+])
+def test_the_command_line_refuses_bad_input_in_one_line(capsys, args, named):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        with pytest.raises(SystemExit) as stop:
+            serve_main([a.replace("{busy}", port) for a in args])
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("rummy-serve: error: --agent nosuch:Agent")
+    assert len(err) == 1 and err[0].startswith(f"rummy-serve: error: {named}"), err
 
 
 # ---------------------------------------------------------------- hidden information

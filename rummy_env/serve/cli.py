@@ -11,6 +11,7 @@ that its command line did not name. A user's error is one line on stderr and exi
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -51,11 +52,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = create_app(Path(args.checkpoints), args.agent, idle_seconds=60.0 * args.idle_minutes)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)
-    try:
-        sockets = [config.bind_socket()]
-    except (OSError, SystemExit) as err:
-        fail(PROG, f"cannot listen on {args.host}:{args.port}: {err}")
-    host, port = sockets[0].getsockname()[:2]
+    try:  # listening before the address is printed: connections wait in line until the server takes them
+        family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+        listening = socket.create_server((args.host, args.port), family=family, backlog=config.backlog)
+    except OSError as err:
+        fail(PROG, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
+    sockets = [listening]
+    host, port = listening.getsockname()[:2]
     print(f"rummy-serve: open http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}/ (Ctrl-C stops)",
           flush=True)
     server.run(sockets=sockets)

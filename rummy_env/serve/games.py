@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..agents import Agent, Episode, make_agent
-from ..hand_view import HandNotes, arranged_hand
+from ..hand_view import HandNotes, arranged_hand, marked_drawn
 from ..recording import RecordingWrapper, record_line
 from ..registry import GAMES, game_spec
 from ..replay import game_view
@@ -102,7 +102,7 @@ class ServedGame:
         self.drawn: list[str] = []
         """The cards the person took into hand this turn."""
         self.last_own = 0
-        """The number of the person's last action in ``log`` (0: none yet)."""
+        """The number in ``log`` of the person's last action outside their turn or ending it (0: none yet)."""
         self.error: str | None = None
         """Why the game stopped early: an agent that raised or chose an illegal action."""
         if seat is not None:
@@ -119,13 +119,13 @@ class ServedGame:
         self.episode.step(action)
         taken, round_end = self.notes.after(seat, action)
         self.log.append([len(self.log) + 1, seat, self.raw.layout.text(action), round_number])
-        if seat == self.seat:
-            self.last_own = len(self.log)
+        if seat == self.seat and self.raw.game_state.current != self.seat:
+            self.last_own = len(self.log)  # a step of the person's that ended their turn (or a buy answer)
         if round_end is not None:
             self.rounds.append(round_end)
             self.drawn = []
-        elif seat == self.seat:
-            self.drawn = taken or ([] if self.raw.game_state.current != seat else self.drawn)
+        elif self.seat is not None:  # only the person's own cards: the others' stay hidden
+            self.drawn = marked_drawn(self.drawn, taken[self.seat], self.seat, seat, self.raw.game_state.current)
         self.version += 1
 
     def _agent_turn(self) -> None:

@@ -17,9 +17,6 @@ button { font-size: 14px; padding: 4px 10px; border-radius: 4px; border: 1px sol
 button:disabled { opacity: .4; cursor: default; }
 #actions button { margin: 2px; }
 #actions button.match { background: #f5d76e; }
-.group { display: inline-block; margin: 0 10px 4px 0; padding: 2px; border-radius: 6px; vertical-align: top; }
-.group.meld { background: rgba(120, 200, 150, .35); }
-.card.drawn { outline: 3px solid #f5d76e; outline-offset: 1px; }
 .card.chosen { transform: translateY(-8px); }
 .clickable { cursor: pointer; }
 #hand .card { cursor: pointer; }
@@ -38,6 +35,7 @@ _BODY = """<header><h1>rummy-serve</h1><div class="sub" id="sub">play against ag
 <label>Your seat <select id="seat"></select></label>
 <div id="opponents"></div>
 <label>Seed <input id="seed" type="number" placeholder="any"></label>
+<label>Rule options <input id="rules" size="40" placeholder='JSON, e.g. {"max_turns_per_round": 40}'></label>
 <button id="start">Start</button>
 <h2 style="margin-top:16px">Open a recording</h2>
 <input id="recording-file" type="file" accept=".jsonl,.json">
@@ -118,6 +116,9 @@ async function start() {
   const body = {game: $("game").value, num_players: Number($("players").value), seat: watch ? null : Number($("seat").value),
                 opponents: [...document.querySelectorAll(".opponent")].map(el => el.value)};
   if ($("seed").value !== "") body.seed = Number($("seed").value);
+  try {
+    if ($("rules").value.trim()) body.rules = JSON.parse($("rules").value);
+  } catch (err) { showError(`rule options: ${err.message}`); return; }
   try {
     GAME = null;
     GAME = await api("POST", "/api/games", body);
@@ -227,7 +228,9 @@ function render(view) {
   const can = text => legal.includes(text);
   const top = view.discard.length ? card(view.discard[view.discard.length - 1], can("draw discard") ? " clickable" : "") :
     '<div class="count">(empty)</div>';
-  let piles = `<div class="pile" id="stock">${view.stock_size ? `<span class="card back${can("draw stock") ? " clickable" : ""}" title="the stock"></span>` : ""}` +
+  const stock = view.stock_size ? `<span class="card back${can("draw stock") ? " clickable" : ""}" title="the stock"></span>` :
+    can("draw stock") ? '<button class="clickable" title="drawing from an empty stock ends the round">draw</button>' : "";
+  let piles = `<div class="pile" id="stock">${stock}` +
     `<div class="count">stock: ${view.stock_size}</div></div>` +
     `<div class="pile" id="discard-top">${top}<div class="count">discard pile: ${view.discard.length} ` +
     `<a href="#" id="show-pile">${$("pile-all").innerHTML ? "hide" : "show all"}</a></div></div>`;
