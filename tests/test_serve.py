@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import time
 
 import numpy as np
 import pytest
@@ -144,6 +145,14 @@ def test_an_idle_game_is_cleaned_up(client):
     client.store.games[game_id].used -= 601
     answer = client.get(f"/api/games/{game_id}/view", headers=auth)
     assert answer.status_code == 404 and "idle" in answer.json()["error"] and not client.store.games
+
+
+def test_idle_games_are_swept_without_a_request():
+    app = create_app(checkpoints=None, idle_seconds=0.2)
+    with TestClient(app) as quiet:
+        new_game(quiet)
+        time.sleep(0.5)  # the sweep runs every idle_seconds / 2
+        assert not app.state.store.games
 
 
 def play_out(client, game_id, auth, choose=lambda legal: legal[0]) -> list[tuple[int, dict]]:

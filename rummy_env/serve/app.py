@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -57,7 +58,19 @@ def create_app(checkpoints: Path | None = Path("checkpoints"), agents: Sequence[
     ``agents``; a game idle for ``idle_seconds`` is dropped."""
     offered = offered_agents(checkpoints, agents)
     store = GameStore(idle_seconds, max_games)
-    app = FastAPI(title="rummy-serve", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        async def sweep() -> None:  # idle games go even when no request comes to look for them
+            while True:
+                await asyncio.sleep(min(60.0, idle_seconds / 2))
+                store.sweep()
+
+        sweeper = asyncio.create_task(sweep())
+        yield
+        sweeper.cancel()
+
+    app = FastAPI(title="rummy-serve", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
     app.state.store = store
 
     @app.exception_handler(GameError)
