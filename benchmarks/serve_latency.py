@@ -15,36 +15,20 @@ game and kind of click, and the agents' decisions per click.
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import uvicorn  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from rummy_env import GAMES  # noqa: E402
-from rummy_env.serve.app import create_app  # noqa: E402
+from rummy_env.serve.app import ServerThread, create_app  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def serve() -> tuple[str, uvicorn.Server, threading.Thread]:
-    app = create_app(checkpoints=None)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    return f"http://127.0.0.1:{port}", server, thread
 
 
 def timed_click(page, selector: str) -> float:
@@ -61,7 +45,8 @@ def main() -> None:
     parser.add_argument("--opponent", default="expert", help="the agent in every other seat (default expert)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
-    url, server, thread = serve()
+    running = ServerThread(create_app(checkpoints=None))
+    url = running.url
     print("| game | click | clicks | median ms | 90th percentile ms | agents' decisions per click |")
     print("|---|---|---:|---:|---:|---:|")
     with sync_playwright() as playwright:
@@ -96,9 +81,7 @@ def main() -> None:
                           f"| {per} |")
             page.close()
         browser.close()
-    server.should_exit = True
-    thread.join(10)
-    server.config.app.state.store.games.clear()  # the core's objects go before the interpreter does
+    running.stop()
 
 
 if __name__ == "__main__":

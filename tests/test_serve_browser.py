@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import threading
-import time
 
 import pytest
 
@@ -21,7 +18,7 @@ uvicorn = pytest.importorskip("uvicorn", reason="needs the serve extra: pip inst
 
 import rummy_env  # noqa: E402
 from rummy_env.recording import replay  # noqa: E402
-from rummy_env.serve.app import create_app  # noqa: E402
+from rummy_env.serve.app import ServerThread, create_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -33,19 +30,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 @pytest.fixture(scope="module")
 def server():
     """A rummy-serve server on a free port of this machine, in a thread."""
-    app = create_app(checkpoints=None)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    served = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=served.run, daemon=True)
-    thread.start()
-    while not served.started:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app.state.store
-    served.should_exit = True
-    thread.join(10)
-    app.state.store.games.clear()
+    running = ServerThread(create_app(checkpoints=None))
+    yield running.url, running.app.state.store
+    running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -320,16 +320,14 @@ class ExpertContract(ContractAgent):
         top_ok = ActionKind.DRAW_DISCARD in k
         deep = sorted(k.get(ActionKind.DEEP_DRAW, []))
         if s.down:
-            for a in deep:
-                if self.all_lay_off(s, s.pile_faces(args[a])):
-                    return a
+            laid = self.deep_draw_laid_off(s, deep)
+            if laid is not None:
+                return laid
             for a in deep:
                 # the pile, cut down to one card, ends the round at the next stock draw
                 if s.stock_size == 0 and s.pile_size - args[a] + 1 <= 1 and self.wants_round_over(s):
                     return a
-            if top_ok and (self.fits_table(s, s.top)
-                           or (self.melds_after_down and self.forms_meld(s, s.top, any_kind=True))
-                           or self.trades_down(s)):
+            if top_ok and (self.top_plays_when_down(s) or self.trades_down(s)):
                 return self.layout.DRAW_DISCARD
             return self.layout.DRAW_STOCK
         going_down = []

@@ -212,6 +212,15 @@ class ContractAgent(Agent):
             out.append(f if s.hand[f] else self.deck.wild)
         return out
 
+    def deep_draw_laid_off(self, s: Situation, deep: list[int]) -> int | None:
+        """Once down: the first of the ``deep`` draws whose cards would all lay off, if any."""
+        return next((a for a in deep if self.all_lay_off(s, s.pile_faces(self.layout.args[a]))), None)
+
+    def top_plays_when_down(self, s: Situation) -> bool:
+        """Once down: whether the top discard fits the table (or, where melds after going
+        down are allowed, makes a new one with the hand)."""
+        return self.fits_table(s, s.top) or (self.melds_after_down and self.forms_meld(s, s.top, any_kind=True))
+
     def penalty(self, faces: Sequence[int]) -> int:
         return sum(self.deck.values[f] for f in faces)
 
@@ -279,15 +288,14 @@ class GreedyContract(ContractAgent):
     name = "greedy"
 
     def draw(self, s: Situation) -> int:
-        k, args = s.by_kind, self.layout.args
+        k = s.by_kind
         top_ok = ActionKind.DRAW_DISCARD in k
         deep = sorted(k.get(ActionKind.DEEP_DRAW, []))
         if s.down:
-            for a in deep:
-                if self.all_lay_off(s, s.pile_faces(args[a])):
-                    return a
-            if top_ok and (self.fits_table(s, s.top)
-                           or (self.melds_after_down and self.forms_meld(s, s.top, any_kind=True))):
+            laid = self.deep_draw_laid_off(s, deep)
+            if laid is not None:
+                return laid
+            if top_ok and self.top_plays_when_down(s):
                 return self.layout.DRAW_DISCARD
             return self.layout.DRAW_STOCK
         if top_ok and self.can_go_down_with(s, [s.top]):

@@ -151,3 +151,31 @@ def create_app(checkpoints: Path | None = Path("checkpoints"), agents: Sequence[
         return HTMLResponse(render_page(data))
 
     return app
+
+
+class ServerThread:
+    """``app`` served by uvicorn in a daemon thread of this process, on ``host`` and a free
+    port: for tests, benchmarks and notebooks. ``url`` is its address; ``stop`` ends it and
+    drops its games."""
+
+    def __init__(self, app: FastAPI, host: str = "127.0.0.1") -> None:
+        import socket
+        import threading
+        import time
+
+        import uvicorn
+
+        with socket.socket() as probe:
+            probe.bind((host, 0))
+            port = probe.getsockname()[1]
+        self.app, self.url = app, f"http://{host}:{port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.app.state.store.games.clear()  # the core's objects go before the interpreter does
