@@ -100,6 +100,7 @@ def test_every_refusal_has_its_status_and_changes_nothing(client):
         (client.get(f"{url}/view"), 401, "needs the game's token"),
         (client.get(f"{url}/view", headers={"Authorization": "Basic abc"}), 401, "needs the game's token"),
         (client.get(f"{url}/view", headers=other_auth), 403, "not this game's"),
+        (client.get(f"{url}/view", headers={"Authorization": "Bearer caf\u00e9".encode()}), 403, "not this game's"),
         (client.get("/api/games/nosuchgame/view", headers=auth), 404, "no game 'nosuchgame'"),
         (client.post(f"{url}/actions", json={"action": "discard 2C"}, headers=auth), 409, "is not legal now"),
         (client.post(f"{url}/actions", json={"action": "shuffle the deck"}, headers=auth), 409, "names no action"),
@@ -113,7 +114,7 @@ def test_every_refusal_has_its_status_and_changes_nothing(client):
     ]
     for answer, status, named in refusals:
         assert answer.status_code == status and named in answer.json()["error"], answer.text
-    illegal = refusals[4][0].json()
+    illegal = next(answer.json() for answer, _, named in refusals if named == "is not legal now")
     assert illegal["legal"] == ["draw stock", "draw discard"]
     assert client.get(f"{url}/view", headers=auth).json() == before
     assert client.get(f"/api/games/{other_id}/view", headers=other_auth).json()["version"] == before["version"]

@@ -4,9 +4,9 @@ none: agents in every seat, watched), agents in the others, and what each view s
 
 A person's view is ``describe(agent)`` of their seat (runs in order), plus what the server
 adds from public facts only: the legal actions as text, the hand arranged into melds, the
-cards the person drew this turn, the actions since the person's last and the last few of
-the game, and each finished round's hands as they were scored. A watched game's view is ``describe()``, every hand.
-Nothing here ever puts another seat's hidden cards or the stock's order into a person's
+cards the person drew this turn, the actions since the person's last turn and the last
+few of the game, and each finished round's hands as they were scored. A watched game's view
+is ``describe()``, every hand. Nothing here ever puts another seat's hidden cards or the stock's order into a person's
 view; only a finished game's recording holds every hand.
 """
 
@@ -239,7 +239,7 @@ class GameStore:
                                  f"{self.idle_seconds:.0f} s is cleaned up)")
         if not token:
             raise GameError(401, "this request needs the game's token: an 'Authorization: Bearer TOKEN' header")
-        if not secrets.compare_digest(token, game.token):
+        if not secrets.compare_digest(token.encode(), game.token.encode()):
             raise GameError(403, "that token is not this game's")
         game.used = time.monotonic()
         return game
