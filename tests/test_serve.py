@@ -135,7 +135,8 @@ def test_an_agent_that_raises_ends_its_game_and_not_the_server(client):
     broken, auth = new_game(client, seat=None, opponents=[RAISING, "greedy", "greedy"])
     fine, fine_auth = new_game(client)
     view = client.post(f"/api/games/{broken}/steps", json={"steps": 50}, headers=auth).json()
-    assert view["over"] and "test_serve:RaisingAgent (seat 0) failed: RuntimeError: this agent is broken" in view["error"]
+    assert view["over"] and "test_serve:RaisingAgent (seat 0) failed (RuntimeError)" in view["error"]
+    assert "broken" not in json.dumps(view)  # the agent's own message stays in the server's log
     assert view["actions"] >= 3
     assert client.post(f"/api/games/{broken}/steps", json={"steps": 1}, headers=auth).json()["actions"] == view["actions"]
     assert client.post(f"/api/games/{fine}/actions", json={"action": "draw stock"}, headers=fine_auth).status_code == 200

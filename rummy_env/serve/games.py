@@ -12,6 +12,7 @@ view; only a finished game's recording holds every hand.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -24,6 +25,7 @@ from ..recording import RecordingWrapper, record_line
 from ..registry import GAMES, game_spec
 from ..replay import game_view
 
+LOG = logging.getLogger("rummy-serve")
 BASELINES = ("random", "greedy", "expert")
 LOG_SHOWN = 30
 """A view's ``log`` holds the last this many actions (the whole game is in its recording)."""
@@ -136,7 +138,9 @@ class ServedGame:
             if not self.raw.observe(self.raw.agent_selection)["action_mask"][action]:
                 raise ValueError(f"chose the illegal action {action}")
         except Exception as err:  # an agent's failure ends its game, never the server
-            self.error = f"{self.specs[seat]} (seat {seat}) failed: {type(err).__name__}: {err}"
+            # its message may name the agent's own cards: the server's log has it, the person does not
+            LOG.exception("game %s: %s in seat %d failed", self.id, self.specs[seat], seat)
+            self.error = f"{self.specs[seat]} (seat {seat}) failed ({type(err).__name__}): the game is stopped"
             self.version += 1
             return
         self._step(seat, int(action))

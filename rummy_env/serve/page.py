@@ -164,7 +164,7 @@ function clickCard(text) {
   if (named.length === 1) { play(named[0]); return; }
   if (direct.length === 1 && named.length === direct.length) { play(direct[0]); return; }
   CHOSEN = CHOSEN === text ? null : text;
-  render(VIEW);
+  render(VIEW, true);
 }
 async function download() {
   const answer = await fetch(`/api/games/${GAME.id}/recording`, {headers: {Authorization: `Bearer ${GAME.token}`}});
@@ -205,8 +205,10 @@ function roundText(r) {
     `<div class="revealed">${r.hands.map((h, i) => `<div class="who">${who(names[i])}: ${r.penalties[i]}</div>` +
     (h.melds.length || h.loose.length ? arranged(h) : '<span class="count">(no cards)</span>')).join("")}</div>`;
 }
-function render(view) {
-  if (!GAME || view.id !== GAME.id || (VIEW && view.version < VIEW.version)) return;
+function render(view, again = false) {
+  // a view already shown is not drawn again (the live stream repeats each answer): a click
+  // landing while its card is redrawn would be lost; ``again`` redraws the same view
+  if (!GAME || view.id !== GAME.id || (VIEW && (again ? view !== VIEW : view.version <= VIEW.version))) return;
   VIEW = view;
   VIEW.names = Object.keys(view.scores);
   const names = VIEW.names, legal = view.legal;
@@ -285,7 +287,7 @@ $("piles").addEventListener("click", e => {
   if (e.target.id === "show-pile") {
     e.preventDefault();
     $("pile-all").innerHTML = $("pile-all").innerHTML ? "" : (VIEW.discard.map(c => card(c)).join("") || "(empty)");
-    render(VIEW); return;
+    render(VIEW, true); return;
   }
   if (e.target.closest("#stock .clickable")) play("draw stock");
   else if (e.target.closest("#discard-top .clickable")) play("draw discard");
