@@ -10,6 +10,7 @@ import json
 import re
 import socket
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -141,6 +142,26 @@ def test_an_agent_that_raises_ends_its_game_and_not_the_server(client):
     assert client.post(f"/api/games/{broken}/steps", json={"steps": 1}, headers=auth).json()["actions"] == view["actions"]
     assert client.post(f"/api/games/{fine}/actions", json={"action": "draw stock"}, headers=fine_auth).status_code == 200
 
+
+
+@pytest.mark.slow
+def test_the_shipped_checkpoints_are_offered_and_play(client):
+    """Every checkpoint under --checkpoints is offered; a shipped one plays its seats."""
+    pytest.importorskip("torch", reason="a checkpoint plays through the trainer (the train extra)")
+    folder = Path(__file__).resolve().parent.parent / "checkpoints"
+    app = create_app(checkpoints=folder)
+    with TestClient(app) as with_checkpoints:
+        offered = with_checkpoints.get("/api/options").json()["agents"]
+        assert {"checkpoints/three_thirteen.pt", "checkpoints/scratch/three_thirteen.pt"} <= {
+            str(Path(a).relative_to(folder.parent)) for a in offered if a.endswith(".pt")}
+        spec = str(folder / "scratch" / "three_thirteen.pt")
+        game_id, auth = new_game(with_checkpoints, num_players=4, seat=None, opponents=[spec])
+        view = with_checkpoints.post(f"/api/games/{game_id}/steps", json={"steps": 30}, headers=auth).json()
+        assert view["error"] is None and view["actions"] == 30 and view["players"] == [spec] * 4
+        unfit = with_checkpoints.post("/api/games", json={"game": "three_thirteen", "num_players": 3, "opponents": [spec]})
+        assert unfit.status_code == 400 and "cannot play seat 1" in unfit.json()["error"]
+        assert "observation_size" in unfit.json()["error"]
+    app.state.store.games.clear()
 
 def test_an_idle_game_is_cleaned_up(client):
     game_id, auth = new_game(client)

@@ -95,7 +95,10 @@ class ServedGame:
         self.agents = agents
         for s, agent in enumerate(agents):
             if agent is not None:
-                agent.start_game(self.episode.seat_infos[s], None if seed is None else seed * 1_000_003 + s)
+                try:
+                    agent.start_game(self.episode.seat_infos[s], None if seed is None else seed * 1_000_003 + s)
+                except ValueError as err:  # a checkpoint for other rules or player counts, say
+                    raise GameError(400, f"{specs[s]} cannot play seat {s} of this game: {err}") from None
         self.notes = HandNotes(raw)
         self.log: list[list[Any]] = []
         """Every action so far: [number from 1, seat, text, round from 1]."""
