@@ -224,6 +224,7 @@ def test_the_live_stream_sends_the_view_as_it_changes(client):
     (["--agent", "nosuch:Agent"], "--agent nosuch:Agent"),
     (["--port", "-1"], "argument --port: expected an integer of at least 0"),
     (["--port", "{busy}"], "cannot listen on 127.0.0.1:"),
+    (["--checkpoints", "no/such/folder"], "--checkpoints no/such/folder is not a folder"),
 ])
 def test_the_command_line_refuses_bad_input_in_one_line(capsys, args, named):
     with socket.socket() as busy:

@@ -27,8 +27,8 @@ def build_parser() -> OneLineParser:
                            epilog="See docs/serve.md.")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=integer_at_least(0), default=8000, help="port (default 8000; 0: any free one)")
-    parser.add_argument("--checkpoints", metavar="DIR", default="checkpoints",
-                        help="offer every *.pt under DIR (default checkpoints)")
+    parser.add_argument("--checkpoints", metavar="DIR",
+                        help="offer every *.pt under DIR (default: checkpoints, where there is one)")
     parser.add_argument("--agent", metavar="SPEC", nargs="+", default=[],
                         help="more agent specs to offer: module:Class or a checkpoint path")
     parser.add_argument("--idle-minutes", type=integer_at_least(1), default=30,
@@ -44,12 +44,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .app import create_app
     except ImportError as err:
         fail(PROG, f"the web server needs the serve extra (pip install -e '.[serve]'): {err}")
+    if args.checkpoints is not None and not Path(args.checkpoints).is_dir():
+        fail(PROG, f"--checkpoints {args.checkpoints} is not a folder")
     for spec in args.agent:
         try:
             make_agent(spec)
         except ValueError as err:
             fail(PROG, f"--agent {spec}: {err}")
-    app = create_app(Path(args.checkpoints), args.agent, idle_seconds=60.0 * args.idle_minutes)
+    app = create_app(Path(args.checkpoints or "checkpoints"), args.agent, idle_seconds=60.0 * args.idle_minutes)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
     server = uvicorn.Server(config)
     try:  # listening before the address is printed: connections wait in line until the server takes them
