@@ -63,8 +63,10 @@ def test_every_step_of_a_page_is_the_replayed_games_state(game, games):
 
 
 
-@pytest.mark.parametrize("game", ["three_thirteen", "contract_rummy", "toonerville_rook"])
-@pytest.mark.parametrize("seat", [None, 1])
+@pytest.mark.parametrize("game, seat", [
+    ("three_thirteen", None), ("toonerville_rook", 1),
+    *(pytest.param(game, seat, marks=pytest.mark.slow) for game, seat in
+      [("three_thirteen", 1), ("contract_rummy", None), ("contract_rummy", 1), ("toonerville_rook", None)])])
 def test_a_page_outlines_the_cards_drawn_and_shows_every_hand_as_scored(game, seat, games):
     """A draw's cards are marked in the drawer's hand (in a seat's page, that seat's draws
     only): the top discard when it was taken. At each round's end every hand is there as it

@@ -161,6 +161,21 @@ def test_the_card_just_drawn_is_marked_in_the_hand(server, browser):
     assert page.errors == []
 
 
+
+def test_a_game_that_cannot_start_says_why_on_the_form(server, browser):
+    url, _ = server
+    page = browser.new_page()
+    page.goto(url)
+    page.wait_for_selector("#game option", state="attached")
+    page.fill("#rules", '{"max_turns_per_round": "many"}')
+    page.click("#start")
+    page.wait_for_function("document.getElementById('error').textContent !== ''")
+    assert page.is_visible("#error") and page.is_visible("#setup") and "max_turns_per_round" in page.inner_text("#error")
+    page.fill("#rules", "{not json")
+    page.click("#start")
+    page.wait_for_function("document.getElementById('error').textContent.startsWith('rule options')")
+    assert page.is_visible("#error")
+
 def test_agents_are_watched_to_the_end_paused_and_stepped(server, browser):
     url, _ = server
     page = open_table(browser, url, "contract_rummy_quick", 4, "watch", ["expert", "greedy", "random", "expert"],

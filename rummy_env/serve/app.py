@@ -169,7 +169,9 @@ class ServerThread:
             probe.bind((host, 0))
             port = probe.getsockname()[1]
         self.app, self.url = app, f"http://{host}:{port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        # log_config None: uvicorn leaves the process's logging as it is (its own dictConfig would
+        # close the handlers already there, a test runner's among them)
+        self.server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         while not self.server.started:

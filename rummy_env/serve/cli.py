@@ -51,15 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             make_agent(spec)
         except ValueError as err:
             fail(PROG, f"--agent {spec}: {err}")
-    app = create_app(Path(args.checkpoints or "checkpoints"), args.agent, idle_seconds=60.0 * args.idle_minutes)
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
     try:  # listening before the address is printed: connections wait in line until the server takes them
         family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-        listening = socket.create_server((args.host, args.port), family=family, backlog=config.backlog)
+        listening = socket.create_server((args.host, args.port), family=family, backlog=2048)
     except OSError as err:
         fail(PROG, f"cannot listen on {args.host}:{args.port}: {err.strerror or err}")
     sockets = [listening]
+    app = create_app(Path(args.checkpoints or "checkpoints"), args.agent, idle_seconds=60.0 * args.idle_minutes)
+    # uvicorn's Config sets up logging (its dictConfig closes the handlers already there): only once all is checked
+    server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="warning"))
     host, port = listening.getsockname()[:2]
     print(f"rummy-serve: open http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{port}/ (Ctrl-C stops)",
           flush=True)

@@ -28,6 +28,7 @@ button:disabled { opacity: .4; cursor: default; }
 """
 
 _BODY = """<header><h1>rummy-serve</h1><div class="sub" id="sub">play against agents, or watch them play</div></header>
+<div id="error"></div>
 <section id="setup" class="panel">
 <h2>New game</h2>
 <label>Game <select id="game"></select></label>
@@ -51,7 +52,6 @@ _BODY = """<header><h1>rummy-serve</h1><div class="sub" id="sub">play against ag
 <span id="step-label"></span>
 </nav>
 <div id="status"></div>
-<div id="error"></div>
 <div id="moves"><div id="event"></div></div>
 <main>
 <div>
@@ -133,6 +133,7 @@ async function start() {
 function newGame() {
   if (LIVE) LIVE.close();
   stopWatching();
+  showError("");
   GAME = VIEW = null;
   $("table").hidden = true; $("setup").hidden = false; $("replay-panel").hidden = true;
 }
@@ -177,7 +178,7 @@ async function download() {
 async function openRecording(file) {
   showError("");
   const answer = await fetch("/api/replays", {method: "POST", body: await file.text()});
-  if (!answer.ok) { $("table").hidden = false; showError((await answer.json()).error); return; }
+  if (!answer.ok) { showError((await answer.json()).error); return; }
   $("replay").srcdoc = await answer.text();
   $("setup").hidden = true; $("table").hidden = true; $("replay-panel").hidden = false;
 }
